@@ -1,0 +1,46 @@
+{
+  "variables": {
+    "address_sanitizer%": 0
+  },
+  "targets": [
+    {
+      "target_name": "customlabels",
+      "conditions": [
+        ["OS=='linux' and (target_arch=='x64' or target_arch=='arm64')", {
+          "sources": [
+            "src/core/abi.cc",
+            "src/core/label_set_builder.cc",
+            "src/core/tls_descriptor.cc",
+            "src/binding/addon.cc"
+          ],
+          "defines": [
+            "NAPI_VERSION=8",
+            "NAPI_CPP_EXCEPTIONS",
+            "NODE_API_SWALLOW_UNTHROWABLE_EXCEPTIONS",
+            "NODE_ADDON_API_REQUIRE_BASIC_FINALIZERS",
+            "NODE_ADDON_API_DISABLE_DEPRECATED"
+          ],
+          "cflags_cc!": ["-std=gnu++17", "-fno-exceptions"],
+          "cflags_cc": [
+            "-std=c++17", "-fexceptions", "-fvisibility=hidden",
+            "-fvisibility-inlines-hidden",
+            "-Wall", "-Wextra", "-Wpedantic", "-Wshadow", "-Wconversion",
+            "-ftls-model=global-dynamic",
+            "-isystem", "<!(node -p \"require('path').dirname(require.resolve('node-addon-api/package.json'))\")"
+          ],
+          "ldflags": ["-Wl,-z,now"],
+          "conditions": [
+            ["target_arch=='x64'", {"cflags_cc": ["-mtls-dialect=gnu2"]}],
+            ["target_arch=='arm64'", {"cflags_cc": ["-mtls-dialect=desc"]}],
+            ["address_sanitizer==1", {
+              "cflags_cc": ["-fsanitize=address", "-fno-omit-frame-pointer"],
+              "ldflags": ["-fsanitize=address"]
+            }]
+          ]
+        }, {
+          "type": "none"
+        }]
+      ]
+    }
+  ]
+}

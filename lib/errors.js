@@ -1,0 +1,69 @@
+'use strict';
+
+const { types } = require('node:util');
+
+// Describes a received value for an error message without running user code
+// (no toString, no getters, no Proxy traps).
+function describe(value) {
+  switch (typeof value) {
+    case 'string': {
+      const shown = value.length > 40 ? `${value.slice(0, 40)}…` : value;
+      return JSON.stringify(shown);
+    }
+    case 'bigint':
+      return `${String(value)}n`;
+    case 'symbol':
+    case 'number':
+    case 'boolean':
+    case 'undefined':
+      return String(value);
+    case 'function':
+      return 'a function';
+    default:
+      break;
+  }
+  if (value === null) return 'null';
+  if (types.isProxy(value)) return 'a Proxy';
+  if (Array.isArray(value)) return 'an array';
+  let name;
+  try {
+    const proto = Object.getPrototypeOf(value);
+    const ctor = proto === null ? undefined : Object.getOwnPropertyDescriptor(proto, 'constructor');
+    name = ctor && typeof ctor.value === 'function' ? ctor.value.name : undefined;
+  } catch {
+    name = undefined;
+  }
+  return typeof name === 'string' && name !== '' ? `an instance of ${name}` : 'an object';
+}
+
+function typeName(value) {
+  return value === null ? 'null' : typeof value;
+}
+
+function invalid(code, expected, what, received) {
+  const err = new TypeError(
+    `Expected ${expected} for ${what} but received ${describe(received)} of type ${typeName(received)}`,
+  );
+  err.code = code;
+  return err;
+}
+
+const codes = Object.freeze({
+  INVALID_LABELS: 'ERR_CUSTOMLABELS_INVALID_LABELS',
+  INVALID_CALLBACK: 'ERR_CUSTOMLABELS_INVALID_CALLBACK',
+  INVALID_KEY: 'ERR_CUSTOMLABELS_INVALID_KEY',
+  INVALID_VALUE: 'ERR_CUSTOMLABELS_INVALID_VALUE',
+});
+
+const invalidLabels = (v) => invalid(codes.INVALID_LABELS, 'a plain object or a Map', 'labels', v);
+const invalidCallback = (v) => invalid(codes.INVALID_CALLBACK, 'a function', 'fn', v);
+const invalidKey = (v) => invalid(codes.INVALID_KEY, 'a non-empty string', 'a label key', v);
+const invalidValue = (key, v) =>
+  invalid(
+    codes.INVALID_VALUE,
+    'a string, number, boolean, bigint, Buffer/Uint8Array, null or undefined',
+    `the value of label ${describe(key)}`,
+    v,
+  );
+
+module.exports = { codes, describe, invalidLabels, invalidCallback, invalidKey, invalidValue };

@@ -1,0 +1,84 @@
+// Builds immutable, compact label sets in the Custom Label ABI v1 layout.
+#ifndef CUSTOMLABELS_CORE_LABEL_SET_BUILDER_H_
+#define CUSTOMLABELS_CORE_LABEL_SET_BUILDER_H_
+
+#include <cstddef>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "abi.h"
+
+namespace customlabels::core {
+
+// Collects a parent set plus updates, then writes the merged set into a
+// buffer the caller provides.
+//
+// Ownership: the builder owns nothing it is given. Views passed to Reset(),
+// Set() and Remove() must stay valid until WriteTo() returns. WriteTo()
+// copies every byte it needs into the caller's buffer, so the written set
+// depends on that buffer alone and lives exactly as long as it: the caller
+// frees the buffer (for the addon: V8's garbage collector frees the
+// ArrayBuffer) once no thread's `custom_labels_current_set` can point to it.
+//
+// The written set is compact: `count` labels, unique non-null keys,
+// `capacity == count`, parent labels first in their order, then new keys in
+// the order they were first set.
+class LabelSetBuilder final {
+ public:
+  LabelSetBuilder() = default;
+  LabelSetBuilder(const LabelSetBuilder&) = delete;
+  LabelSetBuilder& operator=(const LabelSetBuilder&) = delete;
+
+  // Starts over from `parent`'s labels (nullptr: no labels). Reads the parent
+  // with reader semantics: null keys skipped, the first of a key wins.
+  void Reset(const custom_labels_labelset_t* parent);
+  // Sets `key` to `value`; a later Set of the same key wins.
+  void Set(std::string_view key, std::string_view value);
+  // Removes `key` if present.
+  void Remove(std::string_view key);
+
+  // Number of labels the written set will hold.
+  size_t count() const { return live_; }
+  // Bytes WriteTo() needs.
+  size_t RequiredBytes() const;
+  // Writes the set into `buffer` (8-byte aligned, at least RequiredBytes()
+  // long) and returns its header, which sits at the start of the buffer.
+  // Returns nullptr if the buffer is misaligned or too small.
+  custom_labels_labelset_t* WriteTo(void* buffer, size_t size) const;
+
+ private:
+  struct Entry {
+    std::string_view key;
+    std::string_view value;
+    bool live;
+  };
+  // Index of `key` in entries_, or entries_.size().
+  size_t Find(std::string_view key);
+
+  std::vector<Entry> entries_;
+  std::unordered_map<std::string_view, size_t> index_;
+  size_t live_ = 0;
+};
+
+// Layout of a set written by LabelSetBuilder: header, a magic word, the label
+// array, then the key and value bytes.
+struct LabelSetLayout final {
+  static constexpr size_t kLabelsOffset = sizeof(custom_labels_labelset_t) + 8;
+  static constexpr unsigned long long kMagic = 0x315445534c43ULL;  // "CLSET1"
+
+  // Returns the set at the start of `buffer` if it is a well-formed set
+  // written by LabelSetBuilder whose pointers all stay inside the buffer.
+  static const custom_labels_labelset_t* Validate(const void* buffer,
+                                                  size_t size);
+};
+
+// A label set as an external reader sees it: labels with a null key are
+// skipped and the first label of a duplicated key wins.
+std::vector<std::pair<std::string_view, std::string_view>> ReadLabelSet(
+    const custom_labels_labelset_t* set);
+
+}  // namespace customlabels::core
+
+#endif  // CUSTOMLABELS_CORE_LABEL_SET_BUILDER_H_
