@@ -45,6 +45,14 @@ function createPublisher(binding) {
   };
 }
 
+function hasOnlyDataProperties(object) {
+  const descriptors = Object.getOwnPropertyDescriptors(object);
+  for (const key in descriptors) {
+    if (!('value' in descriptors[key])) return false;
+  }
+  return true;
+}
+
 function checkCallback(fn) {
   if (typeof fn !== 'function') throw errors.invalidCallback(fn);
 }
@@ -66,9 +74,15 @@ function createApi(binding) {
   }
 
   // The set `labels` makes when merged over `parent`. A frozen plain object
-  // of primitives cannot change, so its result is cached per parent.
+  // whose properties are data properties holding primitives cannot change,
+  // so its result is cached per parent, keyed by the object's identity.
   function derive(parent, labels) {
-    const frozen = typeof labels === 'object' && labels !== null && Object.isFrozen(labels) && !types.isMap(labels);
+    const frozen =
+      typeof labels === 'object' &&
+      labels !== null &&
+      !types.isProxy(labels) &&
+      !types.isMap(labels) &&
+      Object.isFrozen(labels);
     const cache = frozen ? (parent === null ? rootChildren : parent.children) : undefined;
     if (cache !== undefined) {
       const hit = cache.get(labels);
@@ -76,7 +90,7 @@ function createApi(binding) {
     }
     const updates = readLabels(labels);
     const set = build(parent, updates);
-    if (frozen && updates.primitive) {
+    if (frozen && updates.primitive && hasOnlyDataProperties(labels)) {
       if (parent === null) {
         rootChildren.set(labels, set);
       } else {

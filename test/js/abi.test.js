@@ -1,0 +1,97 @@
+'use strict';
+
+// The built addon as readers see it: symbols, relocation, TLS block, and
+// static TLS at run time in a real Node.js process.
+
+const { execFileSync } = require('node:child_process');
+const fs = require('node:fs');
+const { Worker } = require('node:worker_threads');
+const { addonPath, runNode } = require('./helpers');
+
+const binding = require(addonPath);
+const readelf = (flag) => execFileSync('readelf', ['-W', flag, addonPath], { encoding: 'utf8' });
+const machine = process.arch === 'arm64' ? 'AARCH64' : 'X86_64';
+
+describe('customlabels.node on disk', () => {
+  test('is named so readers match it (customlabels\\.node$)', () => {
+    expect(fs.existsSync(addonPath)).toBe(true);
+    expect(addonPath).toMatch(/(^|\/)customlabels\.node$/);
+  });
+
+  test('exports custom_labels_abi_version as a global 4-byte OBJECT with default visibility', () => {
+    expect(readelf('--dyn-syms')).toMatch(/\s4 OBJECT\s+GLOBAL\s+DEFAULT\s+\d+ custom_labels_abi_version$/m);
+  });
+
+  test('exports custom_labels_current_set as a global 8-byte TLS symbol with default visibility', () => {
+    expect(readelf('--dyn-syms')).toMatch(/\s8 TLS\s+GLOBAL\s+DEFAULT\s+\d+ custom_labels_current_set$/m);
+  });
+
+  test('exports nothing else but the N-API entry points', () => {
+    const defined = readelf('--dyn-syms')
+      .split('\n')
+      .filter((l) => /GLOBAL|WEAK/.test(l) && !/ UND /.test(l))
+      .map((l) => l.trim().split(/\s+/).pop());
+    expect(defined.sort()).toEqual(
+      ['custom_labels_abi_version', 'custom_labels_current_set', 'napi_register_module_v1', 'node_api_module_get_api_version_v1'].sort(),
+    );
+  });
+
+  test(`has an R_${machine}_TLSDESC relocation naming custom_labels_current_set`, () => {
+    expect(readelf('-r')).toMatch(new RegExp(`R_${machine}_TLSDESC\\s+[0-9a-f]+\\s+custom_labels_current_set`));
+  });
+
+  test('keeps its thread-local storage to the one pointer (PT_TLS memsz <= 64)', () => {
+    const tls = readelf('-l')
+      .split('\n')
+      .find((l) => l.trim().startsWith('TLS '));
+    expect(tls).toBeDefined();
+    const memsz = Number.parseInt(tls.trim().split(/\s+/)[5], 16);
+    expect(memsz).toBe(8);
+  });
+});
+
+describe('custom_labels_current_set at run time', () => {
+  test('the TLS descriptor resolved to static TLS on the main thread', () => {
+    const info = binding.tlsInfo();
+    expect(info.found).toBe(true);
+    expect(info.modulePath).toBe(addonPath);
+    // What an eBPF reader computes: thread pointer + descriptor argument.
+    expect(BigInt.asUintN(64, info.threadPointer + info.argument)).toBe(info.variableAddress);
+    expect(info.staticTls).toBe(true);
+  });
+
+  test('every worker thread reaches its own slot through the same static offset', async () => {
+    const main = binding.tlsInfo();
+    const results = await Promise.all(
+      [0, 1, 2].map(
+        () =>
+          new Promise((resolve, reject) => {
+            const w = new Worker(
+              `const { parentPort } = require('node:worker_threads');
+               const info = require(${JSON.stringify(addonPath)}).tlsInfo();
+               parentPort.postMessage(info);`,
+              { eval: true },
+            );
+            w.once('message', resolve);
+            w.once('error', reject);
+          }),
+      ),
+    );
+    for (const info of results) {
+      expect(info.staticTls).toBe(true);
+      expect(info.argument).toBe(main.argument);
+      expect(info.variableAddress).not.toBe(main.variableAddress);
+    }
+  });
+
+  test('a process that loads the addon late (after many modules) still gets static TLS', async () => {
+    const { code, stdout, stderr } = await runNode(
+      `for (const m of ['http','https','zlib','crypto','worker_threads','vm','repl']) require(m);
+       const b = require(${JSON.stringify(addonPath)});
+       process.stdout.write(String(b.tlsInfo().staticTls));`,
+    );
+    expect(stderr).toBe('');
+    expect(code).toBe(0);
+    expect(stdout).toBe('true');
+  });
+});

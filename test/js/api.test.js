@@ -1,0 +1,179 @@
+'use strict';
+
+// withLabels/currentLabels semantics on the calling thread. currentLabels()
+// decodes what custom_labels_current_set points to, so every assertion here
+// is about what an external reader sees.
+
+const { withLabels, currentLabels, supported } = require('../..');
+const { addonPath } = require('./helpers');
+
+const binding = require(addonPath);
+
+beforeEach(() => {
+  expect(currentLabels()).toEqual({});
+});
+
+test('the addon is supported on this platform', () => {
+  expect(supported).toBe(true);
+});
+
+test('no label set is published outside labelled work', () => {
+  expect(binding.currentSetAddress()).toBe(0n);
+  expect(currentLabels()).toEqual({});
+});
+
+test('labels are published while fn runs and removed afterwards', () => {
+  const seen = withLabels({ customer: 'acme', route: '/checkout' }, () => currentLabels());
+  expect(seen).toEqual({ customer: 'acme', route: '/checkout' });
+  expect(binding.currentSetAddress()).toBe(0n);
+});
+
+test('returns what fn returns and passes a returned promise through', async () => {
+  const obj = {};
+  expect(withLabels({ a: '1' }, () => obj)).toBe(obj);
+  const p = Promise.resolve(42);
+  const returned = withLabels({ a: '1' }, () => p);
+  expect(returned).toBe(p);
+  await expect(withLabels({ a: '1' }, async () => 'async result')).resolves.toBe('async result');
+});
+
+test('nested scopes merge over the outer labels and the inner value wins', () => {
+  withLabels({ tenant: 't1', route: '/a' }, () => {
+    withLabels({ route: '/b', step: 'inner' }, () => {
+      expect(currentLabels()).toEqual({ tenant: 't1', route: '/b', step: 'inner' });
+    });
+    expect(currentLabels()).toEqual({ tenant: 't1', route: '/a' });
+  });
+});
+
+test('null or undefined removes an inherited key inside the scope only', () => {
+  withLabels({ a: '1', b: '2', c: '3' }, () => {
+    withLabels({ b: null, c: undefined, missing: null }, () => {
+      expect(currentLabels()).toEqual({ a: '1' });
+    });
+    expect(currentLabels()).toEqual({ a: '1', b: '2', c: '3' });
+  });
+});
+
+test('removing every label publishes no set at all', () => {
+  withLabels({ a: '1' }, () => {
+    withLabels({ a: null }, () => {
+      expect(binding.currentSetAddress()).toBe(0n);
+      withLabels({ b: '2' }, () => expect(currentLabels()).toEqual({ b: '2' }));
+    });
+  });
+});
+
+test('an empty labels object keeps the current labels', () => {
+  withLabels({ a: '1' }, () => {
+    const before = binding.currentSetAddress();
+    withLabels({}, () => {
+      expect(binding.currentSetAddress()).toBe(before);
+      expect(currentLabels()).toEqual({ a: '1' });
+    });
+  });
+});
+
+test('numbers, booleans and bigints are stringified as String(v) does', () => {
+  const values = { int: 42, float: 1.5, neg0: -0, nan: NaN, inf: -Infinity, yes: true, no: false, big: 12345678901234567890n };
+  const seen = withLabels(values, () => currentLabels());
+  for (const [k, v] of Object.entries(values)) expect(seen[k]).toBe(String(v));
+});
+
+test('Buffer and Uint8Array values are published as raw bytes', () => {
+  const bytes = new Uint8Array([0x68, 0x69, 0x00, 0x21]);
+  const seen = withLabels({ buf: Buffer.from('héllo'), u8: bytes, sub: bytes.subarray(1, 2) }, () => currentLabels());
+  expect(seen).toEqual({ buf: 'héllo', u8: 'hi\u0000!', sub: 'i' });
+});
+
+test('a Map works like an object', () => {
+  const seen = withLabels(new Map([['a', '1'], ['b', 2]]), () => withLabels(new Map([['a', null]]), currentLabels));
+  expect(seen).toEqual({ b: '2' });
+});
+
+test('keys and values keep unicode and NUL bytes exactly', () => {
+  const labels = { 'clé 🔑': 'välue ✓', 'nul\u0000key': 'nul\u0000value', __proto__key: 'x' };
+  expect(withLabels(labels, currentLabels)).toEqual(labels);
+});
+
+test('"__proto__" and "constructor" are ordinary keys', () => {
+  const labels = JSON.parse('{"__proto__": "p", "constructor": "c", "hasOwnProperty": "h"}');
+  const seen = withLabels(labels, currentLabels);
+  expect(Object.keys(seen).sort()).toEqual(['__proto__', 'constructor', 'hasOwnProperty']);
+  expect(Object.getOwnPropertyDescriptor(seen, '__proto__').value).toBe('p');
+  // A plain object (its prototype is Object.prototype of the addon's realm).
+  const proto = Object.getPrototypeOf(seen);
+  expect(Object.getPrototypeOf(proto)).toBeNull();
+  expect(typeof proto.hasOwnProperty).toBe('function');
+});
+
+test('1 MiB values and long keys are published whole', () => {
+  const big = 'v'.repeat(1 << 20);
+  const key = 'k'.repeat(10000);
+  const seen = withLabels({ big, [key]: 'x' }, currentLabels);
+  expect(seen.big.length).toBe(1 << 20);
+  expect(seen[key]).toBe('x');
+});
+
+test('thousands of labels, nested and overridden', () => {
+  const outer = {};
+  for (let i = 0; i < 5000; i++) outer[`k${i}`] = String(i);
+  const inner = { k0: 'zero', k4999: null, extra: 'e' };
+  const seen = withLabels(outer, () => withLabels(inner, currentLabels));
+  expect(Object.keys(seen)).toHaveLength(5000);
+  expect(seen.k0).toBe('zero');
+  expect(seen.k4999).toBeUndefined();
+  expect(seen.k1234).toBe('1234');
+  expect(seen.extra).toBe('e');
+});
+
+test('the previous labels come back when fn throws', () => {
+  withLabels({ outer: 'yes' }, () => {
+    const err = new Error('boom');
+    expect(() => withLabels({ inner: 'yes' }, () => { throw err; })).toThrow(err);
+    expect(currentLabels()).toEqual({ outer: 'yes' });
+  });
+});
+
+test('a frozen labels object passed again gives the same labels, in every parent', () => {
+  const labels = Object.freeze({ route: '/cached' });
+  const a = withLabels(labels, () => [binding.currentSetAddress(), currentLabels()]);
+  const b = withLabels(labels, () => [binding.currentSetAddress(), currentLabels()]);
+  expect(b).toEqual(a);
+  expect(a[1]).toEqual({ route: '/cached' });
+  expect(withLabels({ tenant: 'x' }, () => withLabels(labels, currentLabels))).toEqual({ tenant: 'x', route: '/cached' });
+  expect(withLabels({ tenant: 'y' }, () => withLabels(labels, currentLabels))).toEqual({ tenant: 'y', route: '/cached' });
+});
+
+test('a frozen object with a getter is read on every call', () => {
+  let n = 0;
+  const labels = Object.freeze({ get count() { n += 1; return String(n); } });
+  expect(withLabels(labels, currentLabels)).toEqual({ count: '1' });
+  expect(withLabels(labels, currentLabels)).toEqual({ count: '2' });
+});
+
+test('a mutable object is read on every call', () => {
+  const labels = { v: 'a' };
+  expect(withLabels(labels, currentLabels)).toEqual({ v: 'a' });
+  labels.v = 'b';
+  expect(withLabels(labels, currentLabels)).toEqual({ v: 'b' });
+});
+
+test('byte values are copied when the scope starts', () => {
+  const bytes = Buffer.from('abc');
+  withLabels(Object.freeze({ b: bytes }), () => {
+    bytes[0] = 0x7a;
+    expect(currentLabels()).toEqual({ b: 'abc' });
+  });
+  expect(withLabels(Object.freeze({ b: bytes }), currentLabels)).toEqual({ b: 'zbc' });
+});
+
+test('the published set is compact, with unique keys', () => {
+  withLabels({ a: '1', b: '2', c: '3' }, () =>
+    withLabels({ b: null, a: 'again', d: '4' }, () => {
+      const address = binding.currentSetAddress();
+      expect(address).not.toBe(0n);
+      expect(currentLabels()).toEqual({ a: 'again', c: '3', d: '4' });
+    }),
+  );
+});

@@ -1,0 +1,133 @@
+'use strict';
+
+// Bad input: a TypeError with a stable code and a message naming what was
+// expected and received; the labels are untouched afterwards.
+
+const { withLabels, currentLabels } = require('../..');
+const { tick } = require('./helpers');
+
+const expectTypeError = (fn, code, pattern) => {
+  let caught;
+  try {
+    fn();
+  } catch (err) {
+    caught = err;
+  }
+  expect(caught).toBeDefined();
+  // Errors may come from another realm under Jest: check name and code.
+  expect(caught.name).toBe('TypeError');
+  expect(caught.code).toBe(code);
+  if (pattern) expect(caught.message).toMatch(pattern);
+};
+
+const cases = [
+  ['labels is a string', () => withLabels('route=/x', () => {}), 'ERR_CUSTOMLABELS_INVALID_LABELS', /Expected a plain object or a Map for labels but received "route=\/x" of type string/],
+  ['labels is null', () => withLabels(null, () => {}), 'ERR_CUSTOMLABELS_INVALID_LABELS', /received null of type null/],
+  ['labels is undefined', () => withLabels(undefined, () => {}), 'ERR_CUSTOMLABELS_INVALID_LABELS', /received undefined of type undefined/],
+  ['labels is an array', () => withLabels([['a', 'b']], () => {}), 'ERR_CUSTOMLABELS_INVALID_LABELS', /received an array of type object/],
+  ['labels is a Set', () => withLabels(new Set(['a']), () => {}), 'ERR_CUSTOMLABELS_INVALID_LABELS', /an instance of Set/],
+  ['labels is a number', () => withLabels(1, () => {}), 'ERR_CUSTOMLABELS_INVALID_LABELS', /received 1 of type number/],
+  ['fn is missing', () => withLabels({ a: '1' }), 'ERR_CUSTOMLABELS_INVALID_CALLBACK', /Expected a function for fn but received undefined/],
+  ['fn is a string', () => withLabels({ a: '1' }, 'fn'), 'ERR_CUSTOMLABELS_INVALID_CALLBACK', /received "fn" of type string/],
+  ['empty key', () => withLabels({ '': 'v' }, () => {}), 'ERR_CUSTOMLABELS_INVALID_KEY', /Expected a non-empty string for a label key but received "" of type string/],
+  ['Map with a number key', () => withLabels(new Map([[1, 'v']]), () => {}), 'ERR_CUSTOMLABELS_INVALID_KEY', /received 1 of type number/],
+  ['Map with an object key', () => withLabels(new Map([[{}, 'v']]), () => {}), 'ERR_CUSTOMLABELS_INVALID_KEY', /an instance of Object/],
+  ['enumerable symbol key', () => withLabels({ [Symbol('s')]: 'v' }, () => {}), 'ERR_CUSTOMLABELS_INVALID_KEY', /Symbol\(s\) of type symbol/],
+  ['object value', () => withLabels({ a: { b: 1 } }, () => {}), 'ERR_CUSTOMLABELS_INVALID_VALUE', /for the value of label "a" but received an instance of Object of type object/],
+  ['array value', () => withLabels({ a: ['x'] }, () => {}), 'ERR_CUSTOMLABELS_INVALID_VALUE', /an array/],
+  ['function value', () => withLabels({ a: () => 'x' }, () => {}), 'ERR_CUSTOMLABELS_INVALID_VALUE', /a function of type function/],
+  ['symbol value', () => withLabels({ a: Symbol('x') }, () => {}), 'ERR_CUSTOMLABELS_INVALID_VALUE', /Symbol\(x\)/],
+  ['Uint16Array value', () => withLabels({ a: new Uint16Array(2) }, () => {}), 'ERR_CUSTOMLABELS_INVALID_VALUE', /Uint16Array/],
+  ['boxed string value', () => withLabels({ a: new String('x') }, () => {}), 'ERR_CUSTOMLABELS_INVALID_VALUE', /an instance of String/],
+  ['Proxy value', () => withLabels({ a: new Proxy({}, {}) }, () => {}), 'ERR_CUSTOMLABELS_INVALID_VALUE', /a Proxy/],
+];
+
+describe.each(cases)('%s', (name, call, code, pattern) => {
+  test('throws a TypeError with a stable code and a clear message', () => {
+    expectTypeError(call, code, pattern);
+  });
+
+  test('leaves the current labels unchanged, also after the next await', async () => {
+    await withLabels({ outer: 'kept' }, async () => {
+      expectTypeError(call, code);
+      expect(currentLabels()).toEqual({ outer: 'kept' });
+      await tick();
+      expect(currentLabels()).toEqual({ outer: 'kept' });
+    });
+    expect(currentLabels()).toEqual({});
+    await tick();
+    expect(currentLabels()).toEqual({});
+  });
+});
+
+test('fn is not called when the labels are invalid', () => {
+  const fn = jest.fn();
+  expect(() => withLabels({ a: {} }, fn)).toThrow();
+  expect(fn).not.toHaveBeenCalled();
+});
+
+test('a value with a throwing toString is rejected without calling it', () => {
+  const toString = jest.fn(() => { throw new Error('never'); });
+  expectTypeError(() => withLabels({ a: { toString } }, () => {}), 'ERR_CUSTOMLABELS_INVALID_VALUE');
+  expect(toString).not.toHaveBeenCalled();
+});
+
+test("a getter that throws lets its own error through and changes nothing", async () => {
+  const mine = new Error('from getter');
+  await withLabels({ outer: '1' }, async () => {
+    const labels = { ok: 'x', get bad() { throw mine; } };
+    expect(() => withLabels(labels, () => {})).toThrow(mine);
+    expect(currentLabels()).toEqual({ outer: '1' });
+    await tick();
+    expect(currentLabels()).toEqual({ outer: '1' });
+  });
+});
+
+test('a Proxy whose traps throw lets their error through', () => {
+  const mine = new RangeError('trap');
+  const proxy = new Proxy({}, { ownKeys() { throw mine; } });
+  expect(() => withLabels(proxy, () => {})).toThrow(mine);
+  expect(currentLabels()).toEqual({});
+});
+
+test('a Proxy with well-behaved traps works as labels', () => {
+  const proxy = new Proxy({ a: '1' }, { get: (t, k) => (k === 'a' ? 'proxied' : t[k]) });
+  expect(withLabels(proxy, currentLabels)).toEqual({ a: 'proxied' });
+});
+
+test('re-entrant withLabels calls from getters do not disturb the outer call', () => {
+  const labels = {
+    first: 'outer-1',
+    get nested() {
+      const inner = withLabels({ inside: 'getter', first: 'inner' }, currentLabels);
+      expect(inner).toEqual({ inside: 'getter', first: 'inner' });
+      // A big re-entrant call that forces the scratch buffer to grow.
+      withLabels({ huge: 'x'.repeat(100000) }, () => {});
+      return 'outer-2';
+    },
+    last: 'outer-3',
+  };
+  expect(withLabels(labels, currentLabels)).toEqual({ first: 'outer-1', nested: 'outer-2', last: 'outer-3' });
+  expect(currentLabels()).toEqual({});
+});
+
+test('a fn that throws a non-Error value restores labels and rethrows it', () => {
+  withLabels({ a: '1' }, () => {
+    let caught;
+    try {
+      withLabels({ b: '2' }, () => { throw 'plain string'; });
+    } catch (e) {
+      caught = e;
+    }
+    expect(caught).toBe('plain string');
+    expect(currentLabels()).toEqual({ a: '1' });
+  });
+});
+
+test('huge values and many labels neither crash nor hang', () => {
+  const many = {};
+  for (let i = 0; i < 20000; i++) many[`key-${i}`] = i;
+  const seen = withLabels(many, () => withLabels({ big: Buffer.alloc(8 << 20, 0x61) }, currentLabels));
+  expect(Object.keys(seen)).toHaveLength(20001);
+  expect(seen.big.length).toBe(8 << 20);
+});
