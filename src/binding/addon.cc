@@ -1,5 +1,8 @@
 #include "addon.h"
 
+#include <sys/uio.h>
+#include <unistd.h>
+
 #include <cstdint>
 #include <cstring>
 #include <string_view>
@@ -54,6 +57,7 @@ Addon::Addon(Napi::Env env, Napi::Object exports) {
           InstanceMethod("currentLabels", &Addon::CurrentLabels),
           InstanceMethod("currentSetAddress", &Addon::CurrentSetAddress),
           InstanceMethod("tlsInfo", &Addon::TlsInfo),
+          InstanceMethod("peekWord", &Addon::PeekWord),
       });
   // Runs on this environment's thread before V8 frees the ArrayBuffers that
   // hold its label sets (worker exit or termination included), so no reader
@@ -170,6 +174,21 @@ Napi::Value Addon::TlsInfo(const Napi::CallbackInfo& info) {
   out.Set("threadPointer", big(t.thread_pointer));
   out.Set("variableAddress", big(t.variable_address));
   return out;
+}
+
+Napi::Value Addon::PeekWord(const Napi::CallbackInfo& info) {
+  bool lossless = false;
+  const uint64_t address = info[0].As<Napi::BigInt>().Uint64Value(&lossless);
+  uint64_t word = 0;
+  iovec local{&word, sizeof(word)};
+  iovec remote{reinterpret_cast<void*>(static_cast<uintptr_t>(address)),
+               sizeof(word)};
+  if (!lossless ||
+      process_vm_readv(getpid(), &local, 1, &remote, 1, 0) !=
+          static_cast<ssize_t>(sizeof(word))) {
+    return info.Env().Null();
+  }
+  return Napi::BigInt::New(info.Env(), word);
 }
 
 }  // namespace customlabels::binding

@@ -32,6 +32,10 @@ class Addon final : public Napi::Addon<Addon> {
   Napi::Value CurrentSetAddress(const Napi::CallbackInfo& info);
   // tlsInfo() -> what a static-TLS reader would compute on this thread.
   Napi::Value TlsInfo(const Napi::CallbackInfo& info);
+  // peekWord(address: bigint) -> bigint | null: reads 8 bytes of this
+  //   process with process_vm_readv (null if unmapped). For tests that look
+  //   at another thread's slot the way an external reader does.
+  Napi::Value PeekWord(const Napi::CallbackInfo& info);
 
   static void ClearCurrent(void* arg);
 

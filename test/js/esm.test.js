@@ -1,0 +1,29 @@
+'use strict';
+
+// ESM and CommonJS users share one API (one AsyncLocalStorage, one switcher).
+
+const { runNode } = require('./helpers');
+
+test('import and require give the same functions, and labels flow between them', async () => {
+  const { code, stdout, stderr } = await runNode(
+    `
+    import * as esm from 'customlabels';
+    import esmDefault from 'customlabels';
+    import { createRequire } from 'node:module';
+    const cjs = createRequire(import.meta.url)('customlabels');
+    const out = {
+      same: esm.withLabels === cjs.withLabels && esmDefault === cjs,
+      nested: await esm.withLabels({ from: 'esm' }, async () => {
+        await null;
+        return cjs.withLabels({ and: 'cjs' }, esm.currentLabels);
+      }),
+      after: cjs.currentLabels(),
+    };
+    process.stdout.write(JSON.stringify(out));
+  `,
+    { args: ['--input-type=module'] },
+  );
+  expect(stderr).toBe('');
+  expect(code).toBe(0);
+  expect(JSON.parse(stdout)).toEqual({ same: true, nested: { from: 'esm', and: 'cjs' }, after: {} });
+});

@@ -1,0 +1,42 @@
+// Type definitions for customlabels.
+
+/**
+ * A label value. Strings are published as UTF-8; numbers, booleans and
+ * bigints as `String(value)`; a `Buffer`/`Uint8Array` as its raw bytes.
+ * `null` or `undefined` removes an inherited key inside the scope.
+ */
+export type LabelValue = string | number | boolean | bigint | Uint8Array | null | undefined;
+
+/** Labels: a plain object or a Map with non-empty string keys. */
+export type Labels = { readonly [key: string]: LabelValue } | ReadonlyMap<string, LabelValue>;
+
+/**
+ * Runs `fn` with `labels` merged over the current labels (new values win) and
+ * published through the Custom Label ABI for the calling thread, in `fn` and
+ * in every async continuation it causes. Returns what `fn` returns (a promise
+ * passes through unchanged) and restores the previous labels when `fn`
+ * returns or throws.
+ *
+ * @throws {TypeError} with `code`:
+ *   `ERR_CUSTOMLABELS_INVALID_LABELS`, `ERR_CUSTOMLABELS_INVALID_CALLBACK`,
+ *   `ERR_CUSTOMLABELS_INVALID_KEY` or `ERR_CUSTOMLABELS_INVALID_VALUE`.
+ */
+export function withLabels<T>(labels: Labels, fn: () => T): T;
+
+/**
+ * The labels `custom_labels_current_set` points to on the calling thread
+ * right now, decoded as UTF-8; `{}` when none are published.
+ */
+export function currentLabels(): Record<string, string>;
+
+/** False where the ABI is unavailable (not Linux x86-64/aarch64): `withLabels` then only calls `fn`. */
+export const supported: boolean;
+
+/** How labels are switched on this Node.js version (diagnostics). */
+export interface Strategy {
+  readonly strategy: 'async-hooks' | 'resource-init+promise-hooks' | 'resource-init' | 'unsupported-platform';
+  readonly publish: 'typed-array' | 'native-call' | 'none';
+  readonly storeVisibleInBefore?: boolean;
+  readonly asyncHooksTrackPromises?: boolean;
+}
+export const strategy: Strategy;
