@@ -41,6 +41,25 @@
           "type": "none"
         }]
       ]
+    },
+    {
+      "target_name": "customlabels-reader",
+      "conditions": [
+        ["OS=='linux' and (target_arch=='x64' or target_arch=='arm64')", {
+          "type": "executable",
+          "sources": [
+            "src/reader/abi_reader.cc",
+            "src/reader/elf_file.cc",
+            "src/reader/format.cc",
+            "src/reader/main.cc",
+            "src/reader/process.cc"
+          ],
+          "cflags_cc!": ["-std=gnu++17", "-fno-exceptions", "-fno-rtti"],
+          "cflags_cc": ["-std=c++17", "-fexceptions", "-Wall", "-Wextra", "-Wpedantic", "-Wshadow", "-Wconversion"]
+        }, {
+          "type": "none"
+        }]
+      ]
     }
   ]
 }

@@ -1,0 +1,25 @@
+// Output encodings for label bytes.
+#ifndef CUSTOMLABELS_READER_FORMAT_H_
+#define CUSTOMLABELS_READER_FORMAT_H_
+
+#include <string>
+#include <vector>
+
+#include "abi_reader.h"
+
+namespace customlabels::reader {
+
+// A JSON string literal. Valid UTF-8 is kept; each byte of an invalid
+// sequence b becomes the lone surrogate \udcXX (XX = b), as Python's
+// "surrogateescape" does, so every byte can be recovered.
+std::string JsonString(const std::string& bytes);
+// For terminals: printable UTF-8 as is; control and invalid bytes as \xNN.
+std::string TextString(const std::string& bytes);
+// {"k":"v",...} or null
+std::string JsonLabels(const std::vector<Label>* labels);
+// k=v k=v, or "(none)"
+std::string TextLabels(const std::vector<Label>* labels);
+
+}  // namespace customlabels::reader
+
+#endif  // CUSTOMLABELS_READER_FORMAT_H_

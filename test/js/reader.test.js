@@ -1,0 +1,410 @@
+'use strict';
+
+// End-to-end: the `customlabels` reader reads labelled Node.js processes from
+// outside, as an eBPF profiler does (TLSDESC + thread pointer, ptrace,
+// process_vm_readv), and is the oracle for what a profiler sees.
+
+const { spawn, execFile, execFileSync } = require('node:child_process');
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const readline = require('node:readline');
+const { root, addonPath } = require('./helpers');
+
+const readerPath = path.join(root, 'build', 'Release', 'customlabels-reader');
+const binPath = path.join(root, 'bin', 'customlabels.js');
+const fixtures = path.join(__dirname, 'fixtures');
+
+function runReader(args, { via = 'binary', user } = {}) {
+  let file = via === 'bin' ? process.execPath : readerPath;
+  let argv = via === 'bin' ? [binPath, ...args] : args;
+  if (user) {
+    argv = [`--reuid=${user}`, '--regid=nogroup', '--clear-groups', file, ...argv];
+    file = 'setpriv';
+  }
+  return new Promise((resolve) => {
+    execFile(file, argv, { encoding: 'utf8', timeout: 30000 }, (err, stdout, stderr) => {
+      resolve({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stdout, stderr });
+    });
+  });
+}
+
+const jsonLines = (stdout) => stdout.trim().split('\n').filter(Boolean).map((l) => JSON.parse(l));
+const labelsOf = (stdout, tid) => jsonLines(stdout).find((t) => t.tid === tid);
+
+// Starts a Node.js script that prints "ready" once its labels are set and
+// then blocks; resolves with the child once it is ready.
+function startBlocked(source, { env = {} } = {}) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['-e', source], {
+      cwd: root,
+      env: { ...process.env, ...env },
+      stdio: ['pipe', 'pipe', 'inherit'],
+    });
+    child.once('error', reject);
+    readline.createInterface({ input: child.stdout }).once('line', (line) => {
+      if (line === 'ready') resolve(child);
+      else reject(new Error(`unexpected line ${line}`));
+    });
+  });
+}
+
+const blockAfter = (setup) => `
+  const fs = require('node:fs');
+  const { withLabels } = require(${JSON.stringify(root)});
+  const block = () => { fs.writeSync(1, 'ready\\n'); fs.readSync(0, Buffer.alloc(1), 0, 1, null); };
+  ${setup}
+`;
+
+const stop = (child) =>
+  new Promise((resolve) => {
+    if (child.exitCode !== null) return resolve(child.exitCode);
+    child.once('exit', (code) => resolve(code));
+    child.stdin.end('\n');
+  });
+
+const haveGdb = (() => {
+  try {
+    execFileSync('gdb', ['--version'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+})();
+
+describe('checkpoints of a labelled process, read from outside', () => {
+  const expectedNames = [
+    'outside any scope',
+    'sync scope',
+    'nested scope',
+    'back in the outer scope',
+    'after the sync scope',
+    'after an await chain',
+    'in a timer callback',
+    'in an fs callback',
+    'in an unlabelled continuation',
+    ...Array.from({ length: 6 }, (_, i) => [0, 1, 2].map((s) => `request ${i} step ${s}`)).flat(),
+    'worker w1',
+    'main after worker w1',
+    'worker w2',
+    'main after worker w2',
+    'done',
+  ];
+  const results = new Map();
+  let childExit;
+  let gdbCheck = null;
+
+  beforeAll(async () => {
+    const child = spawn(process.execPath, [path.join(fixtures, 'checkpoints.js')], {
+      cwd: root,
+      stdio: ['pipe', 'pipe', 'inherit'],
+    });
+    const lines = readline.createInterface({ input: child.stdout });
+    for await (const line of lines) {
+      const cp = JSON.parse(line);
+      const one = await runReader(['inspect', String(child.pid), '--tid', String(cp.tid), '--json']);
+      const all = cp.name.startsWith('worker') ? await runReader(['inspect', String(child.pid), '--json']) : null;
+      results.set(cp.name, { cp, one, all, pid: child.pid });
+      if (cp.name === 'sync scope' && haveGdb) {
+        const gdb = execFileSync(
+          'gdb',
+          ['-p', String(child.pid), '-batch', '-nx', '-ex', 'set debuginfod enabled off',
+            '-ex', 'p/x (unsigned long)custom_labels_current_set',
+            '-ex', 'p *(unsigned long*)((unsigned long)custom_labels_current_set + 8)'],
+          { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] },
+        );
+        gdbCheck = { gdb, reader: labelsOf(one.stdout, cp.tid) };
+      }
+      child.stdin.write('\n');
+    }
+    childExit = await new Promise((r) => (child.exitCode !== null ? r(child.exitCode) : child.once('exit', r)));
+  }, 120000);
+
+  test('the fixture ran to its end through every checkpoint', () => {
+    expect(childExit).toBe(0);
+    // Requests interleave, so their checkpoints come in a mixed order.
+    expect([...results.keys()].sort()).toEqual([...expectedNames].sort());
+    expect([...results.keys()].slice(0, 10)).toEqual(expectedNames.slice(0, 10));
+  });
+
+  test.each(expectedNames)('%s', (name) => {
+    const { cp, one } = results.get(name);
+    expect(one.stderr).toBe('');
+    expect(one.code).toBe(0);
+    const thread = labelsOf(one.stdout, cp.tid);
+    expect(thread.labels).toEqual(cp.expect);
+    expect(thread.set === '0x0').toBe(cp.expect === null);
+  });
+
+  test('while a worker is stopped in its scope, only its thread shows its labels', () => {
+    for (const w of ['w1', 'w2']) {
+      const { cp, all, pid } = results.get(`worker ${w}`);
+      const threads = jsonLines(all.stdout);
+      expect(cp.tid).not.toBe(pid);
+      for (const t of threads) {
+        expect(t.labels).toEqual(t.tid === cp.tid ? { thread: w } : null);
+      }
+    }
+  });
+
+  (haveGdb ? test : test.skip)('gdb sees the same label set pointer and count as the reader', () => {
+    expect(gdbCheck).not.toBeNull();
+    const [, pointer] = gdbCheck.gdb.match(/\$1 = (0x[0-9a-f]+)/);
+    const [, count] = gdbCheck.gdb.match(/\$2 = (\d+)/);
+    expect(pointer).toBe(gdbCheck.reader.set);
+    expect(Number(count)).toBe(Object.keys(gdbCheck.reader.labels).length);
+  });
+});
+
+describe('inspect', () => {
+  test('text output names the addon, the TLS model and each thread', async () => {
+    const child = await startBlocked(blockAfter(`withLabels({ customer: 'acme', route: '/checkout' }, block);`));
+    try {
+      const { code, stdout, stderr } = await runReader(['inspect', String(child.pid)], { via: 'bin' });
+      expect(stderr).toBe('');
+      expect(code).toBe(0);
+      expect(stdout).toContain(`process ${child.pid}: ${addonPath} (ABI v1, static TLS, thread pointer -`);
+      expect(stdout).toMatch(new RegExp(`\\n  ${child.pid}\\s+\\S+\\s+customer=acme route=/checkout\\n`));
+      expect(stdout).toMatch(/\(none\)/);
+    } finally {
+      await stop(child);
+    }
+  });
+
+  test('bytes that are not UTF-8 survive the JSON output (surrogateescape)', async () => {
+    const child = await startBlocked(
+      blockAfter(`withLabels({ raw: Buffer.from([0xff, 0x41, 0xc3]), 'clé': 'välue\\n"q"' }, block);`),
+    );
+    try {
+      const { stdout } = await runReader(['inspect', String(child.pid), '--tid', String(child.pid), '--json']);
+      const { labels } = labelsOf(stdout, child.pid);
+      const bytes = [...labels.raw].map((ch) => {
+        const c = ch.charCodeAt(0);
+        return c >= 0xdc80 && c <= 0xdcff ? c - 0xdc00 : c;
+      });
+      expect(bytes).toEqual([0xff, 0x41, 0xc3]);
+      expect(labels['clé']).toBe('välue\n"q"');
+    } finally {
+      await stop(child);
+    }
+  });
+
+  test('--reader-limits parca shows what that agent keeps; the default flags it', async () => {
+    const labels = {};
+    for (let i = 0; i < 12; i++) labels[`k${i}`] = String(i);
+    labels.k0 = 'v'.repeat(60);
+    labels['a-key-that-is-longer-than-25-bytes'] = 'x';
+    const child = await startBlocked(blockAfter(`withLabels(${JSON.stringify(labels)}, block);`));
+    try {
+      const all = labelsOf((await runReader(['inspect', String(child.pid), '--tid', String(child.pid), '--json'])).stdout, child.pid);
+      expect(Object.keys(all.labels)).toHaveLength(13);
+      expect(all.parca).toEqual(['only the first 10 of 13 labels are read', 'value of "k0" is cut to 53 bytes (60)']);
+      const parca = labelsOf(
+        (await runReader(['inspect', String(child.pid), '--tid', String(child.pid), '--json', '--reader-limits', 'parca'])).stdout,
+        child.pid,
+      );
+      expect(Object.keys(parca.labels)).toHaveLength(10);
+      expect(parca.labels.k0).toBe('v'.repeat(53));
+      expect(parca.labels.k10).toBeUndefined();
+      const text = (await runReader(['inspect', String(child.pid), '--tid', String(child.pid)])).stdout;
+      expect(text).toContain('! Parca agent: value of "k0" is cut to 53 bytes (60)');
+    } finally {
+      await stop(child);
+    }
+  });
+
+  test('dynamic TLS is followed through the DTV, and said', async () => {
+    const child = await startBlocked(blockAfter(`withLabels({ tls: 'dynamic' }, block);`), {
+      env: { GLIBC_TUNABLES: 'glibc.rtld.optional_static_tls=0' },
+    });
+    try {
+      const text = await runReader(['inspect', String(child.pid)]);
+      expect(text.stdout).toMatch(/dynamic TLS \(module \d+, offset 0x[0-9a-f]+, via the DTV\)/);
+      const json = await runReader(['inspect', String(child.pid), '--json']);
+      expect(labelsOf(json.stdout, child.pid).labels).toEqual({ tls: 'dynamic' });
+      const check = await runReader(['check', String(child.pid)]);
+      expect(check.code).toBe(1);
+      expect(check.stdout).toContain('FAIL the TLS descriptor resolved to dynamic TLS');
+    } finally {
+      await stop(child);
+    }
+  });
+
+  test('threads that come and go while reading are skipped, never fatal', async () => {
+    const child = await startBlocked(`
+      const { Worker } = require('node:worker_threads');
+      const { withLabels } = require(${JSON.stringify(root)});
+      const churn = () => { const w = new Worker('require(${JSON.stringify(root)}).withLabels({ w: "1" }, () => {})', { eval: true }); w.once('exit', churn); };
+      for (let i = 0; i < 4; i++) churn();
+      process.stdin.on('data', () => process.exit(0));
+      require('node:fs').writeSync(1, 'ready\\n');
+    `);
+    try {
+      for (let i = 0; i < 15; i++) {
+        const r = await runReader(['inspect', String(child.pid), '--json']);
+        expect(r.stderr).toBe('');
+        expect(r.code).toBe(0);
+        expect(labelsOf(r.stdout, child.pid)).toBeDefined();
+      }
+    } finally {
+      await stop(child);
+    }
+  });
+});
+
+describe('errors', () => {
+  test('no such process: exit 3', async () => {
+    const r = await runReader(['inspect', '4194000']);
+    expect(r.code).toBe(3);
+    expect(r.stderr).toBe('customlabels: no such process: 4194000\n');
+  });
+
+  test('no such thread: exit 3', async () => {
+    const child = await startBlocked(blockAfter('block();'));
+    try {
+      const r = await runReader(['inspect', String(child.pid), '--tid', '4194000']);
+      expect(r.code).toBe(3);
+      expect(r.stderr).toContain(`no thread 4194000 in process ${child.pid}`);
+    } finally {
+      await stop(child);
+    }
+  });
+
+  test('addon not loaded: exit 5', async () => {
+    const child = spawn('sleep', ['30']);
+    try {
+      const r = await runReader(['inspect', String(child.pid)]);
+      expect(r.code).toBe(5);
+      expect(r.stderr).toContain('has not loaded customlabels.node');
+    } finally {
+      child.kill();
+    }
+  });
+
+  test('not permitted to read the process: exit 4', async () => {
+    const child = await startBlocked(blockAfter('block();'));
+    try {
+      const r = await runReader(['inspect', String(child.pid)], { user: 'nobody' });
+      expect(r.code).toBe(4);
+      expect(r.stderr).toMatch(/not permitted|Permission denied/);
+    } finally {
+      await stop(child);
+    }
+  });
+
+  test('ABI version mismatch: exit 6 (and check flags the file)', async () => {
+    // A copy of the addon whose custom_labels_abi_version says 2.
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'customlabels-v2-'));
+    const copy = path.join(dir, 'customlabels.node');
+    const bytes = fs.readFileSync(addonPath);
+    const sym = execFileSync('readelf', ['-W', '--dyn-syms', addonPath], { encoding: 'utf8' })
+      .split('\n')
+      .find((l) => l.endsWith(' custom_labels_abi_version'));
+    const vaddr = Number.parseInt(sym.trim().split(/\s+/)[1], 16);
+    const load = execFileSync('readelf', ['-W', '-l', addonPath], { encoding: 'utf8' })
+      .split('\n')
+      .filter((l) => l.trim().startsWith('LOAD'))
+      .map((l) => l.trim().split(/\s+/).slice(1, 5).map((x) => Number.parseInt(x, 16)))
+      .find(([, va, , filesz]) => vaddr >= va && vaddr < va + filesz);
+    const offset = vaddr - load[1] + load[0];
+    expect(bytes.readUInt32LE(offset)).toBe(1);
+    bytes.writeUInt32LE(2, offset);
+    fs.writeFileSync(copy, bytes);
+    const child = await startBlocked(`
+      require(${JSON.stringify(copy)});
+      require('node:fs').writeSync(1, 'ready\\n'); require('node:fs').readSync(0, Buffer.alloc(1), 0, 1, null);`);
+    try {
+      const r = await runReader(['inspect', String(child.pid)]);
+      expect(r.code).toBe(6);
+      expect(r.stderr).toContain('ABI version mismatch: custom_labels_abi_version is 2');
+      const check = await runReader(['check', copy]);
+      expect(check.code).toBe(1);
+      expect(check.stdout).toContain('FAIL custom_labels_abi_version is 1 in the file (2)');
+    } finally {
+      await stop(child);
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test('usage errors: exit 2', async () => {
+    expect((await runReader([])).code).toBe(0); // prints help
+    for (const args of [['nope'], ['inspect'], ['inspect', 'abc'], ['sample', '1', '--hz', '0'], ['inspect', '1', '--by', 'k']]) {
+      const r = await runReader(args);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toMatch(/^customlabels: /);
+    }
+  });
+});
+
+describe('check', () => {
+  test('the built addon follows the ABI', async () => {
+    const r = await runReader(['check', addonPath], { via: 'bin' });
+    expect(r.code).toBe(0);
+    expect(r.stdout).not.toContain('FAIL');
+    expect(r.stdout).toContain('the file follows the Custom Label ABI v1');
+  });
+
+  test('a running process is checked end to end', async () => {
+    const child = await startBlocked(blockAfter(`withLabels({ a: '1' }, block);`));
+    try {
+      const r = await runReader(['check', String(child.pid)]);
+      expect(r.code).toBe(0);
+      expect(r.stdout).toContain('ok   the TLS descriptor resolved to static TLS');
+      expect(r.stdout).toContain('the process exposes labels as the Custom Label ABI v1 says');
+    } finally {
+      await stop(child);
+    }
+  });
+
+  test('a file that is not a customlabels addon is reported in plain words', async () => {
+    const r = await runReader(['check', process.execPath]);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain('FAIL file name matches');
+    expect(r.stdout).toContain('FAIL .dynsym has custom_labels_abi_version');
+  });
+});
+
+describe('sample', () => {
+  let child;
+  beforeAll(async () => {
+    child = spawn(process.execPath, [path.join(fixtures, 'tenants.js')], { cwd: root, stdio: ['pipe', 'pipe', 'inherit'] });
+    await new Promise((resolve) => readline.createInterface({ input: child.stdout }).once('line', resolve));
+  });
+  afterAll(() => stop(child));
+
+  test('tenants spinning 1:2:3 are reported within a few points of those shares', async () => {
+    const r = await runReader(['sample', String(child.pid), '--hz', '200', '--duration', '3s', '--by', 'tenant', '--json']);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    const rows = jsonLines(r.stdout).filter((row) => row.tid === child.pid);
+    const share = Object.fromEntries(rows.map((row) => [row.value, row.share]));
+    const total = rows[0].thread_samples;
+    expect(total).toBeGreaterThan(400);
+    expect(Math.abs(share.a - 1 / 6)).toBeLessThan(0.05);
+    expect(Math.abs(share.b - 2 / 6)).toBeLessThan(0.05);
+    expect(Math.abs(share.c - 3 / 6)).toBeLessThan(0.05);
+  });
+
+  test('the text table lists label sets, most frequent first', async () => {
+    const r = await runReader(['sample', String(child.pid), '--hz', '100', '--duration', '1s'], { via: 'bin' });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^sampled process \d+ for 1\.\d s at 100 Hz: \d+ on-CPU samples/);
+    const rows = r.stdout.split('\n').filter((l) => /^\s+\d+\.\d%/.test(l));
+    expect(rows[0]).toContain('tenant=c route=/three');
+  });
+
+  test('a reader killed mid-sample never leaves the target stopped', async () => {
+    const reader = spawn(readerPath, ['sample', String(child.pid), '--hz', '1000', '--duration', '20s']);
+    await new Promise((r) => setTimeout(r, 500));
+    reader.kill('SIGKILL');
+    await new Promise((r) => reader.once('exit', r));
+    await new Promise((r) => setTimeout(r, 100));
+    const states = fs
+      .readdirSync(`/proc/${child.pid}/task`)
+      .map((tid) => fs.readFileSync(`/proc/${child.pid}/task/${tid}/stat`, 'utf8').split(') ')[1][0]);
+    expect(states.filter((s) => s === 't' || s === 'T')).toEqual([]);
+    // And it still makes progress: a fresh sample sees it spinning.
+    const again = await runReader(['sample', String(child.pid), '--hz', '100', '--duration', '300ms', '--by', 'tenant', '--json']);
+    expect(jsonLines(again.stdout).some((row) => row.tid === child.pid)).toBe(true);
+  });
+});
