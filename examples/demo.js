@@ -5,6 +5,10 @@
 // the labels an external profiler would see at each async step.
 //
 //   npm install && npm run demo
+//
+// With --serve [seconds] it then keeps serving a steady load in which each
+// customer costs a different amount of CPU, so you can look at it from
+// outside: npx customlabels inspect <pid> / npx customlabels sample <pid>.
 
 const http = require('node:http');
 const fs = require('node:fs/promises');
@@ -21,7 +25,20 @@ const labelled = (handler) => (req, res) =>
     handler(req, res),
   );
 
+// CPU each customer's requests burn in --serve mode (ms per request).
+const cost = { acme: 1, globex: 2, initech: 3 };
+const burn = (ms) => {
+  const end = process.hrtime.bigint() + BigInt(Math.round(ms * 1e6));
+  while (process.hrtime.bigint() < end);
+};
+
 async function handler(req, res) {
+  if (req.headers['x-load']) {
+    await null;
+    burn(cost[req.headers['x-customer']] || 0);
+    res.end();
+    return;
+  }
   const steps = [['handler', currentLabels()]];
   await fs.stat(__filename);
   steps.push(['after fs.stat', currentLabels()]);
@@ -66,7 +83,36 @@ async function main() {
     for (const [where, labels] of steps) console.log(`  ${where.padEnd(18)} ${fmt(labels)}`);
   }
   console.log(`\nafter all requests: ${fmt(currentLabels())}`);
+  const serve = process.argv.indexOf('--serve');
+  if (serve === -1) {
+    server.close();
+    return;
+  }
+  const seconds = Number(process.argv[serve + 1]) || 60;
+  console.log(`\nserving load for ${seconds} s; from another terminal (as root):`);
+  console.log(`  npx customlabels inspect ${process.pid}`);
+  console.log(`  npx customlabels sample ${process.pid} --duration 5s --by customer`);
+  await load(port, seconds);
   server.close();
+}
+
+// Sequential requests from a few clients, customers in turn.
+async function load(port, seconds) {
+  const agent = new http.Agent({ keepAlive: true });
+  const end = Date.now() + seconds * 1000;
+  const client = async (customer) => {
+    while (Date.now() < end) {
+      await new Promise((resolve, reject) =>
+        http
+          .get({ host: '127.0.0.1', port, agent, path: '/work', headers: { 'x-customer': customer, 'x-load': '1' } }, (res) =>
+            res.resume().on('end', resolve),
+          )
+          .on('error', reject),
+      );
+    }
+  };
+  await Promise.all(Object.keys(cost).map(client));
+  agent.destroy();
 }
 
 main().catch((err) => {
