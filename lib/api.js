@@ -6,15 +6,22 @@
 const { AsyncLocalStorage } = require('node:async_hooks');
 const { types } = require('node:util');
 const errors = require('./errors');
-const { readLabels, Encoder } = require('./labels');
+const { readLabels, Encoder, Updates, DID_NOT_FIT } = require('./labels');
 const { createSwitcher } = require('./switcher');
 
-// A published, immutable label set: the ArrayBuffer that holds it (V8 frees
-// it once unreachable; while installed it is reachable from the publisher)
-// and its address as the bits of a double, ready for the TLS slot.
+// Label sets are written into slabs: ArrayBuffers of SLAB bytes shared by
+// consecutive sets, so that building one costs no allocation. A larger set
+// gets an ArrayBuffer of its own.
+const SLAB = 4096;
+
+// A published, immutable label set: the slab that holds it at `offset` (V8
+// frees a slab once no set in it is reachable; the installed set is always
+// reachable from the publisher) and its address as the bits of a double,
+// ready for the TLS slot.
 class LabelSet {
-  constructor(buffer, address) {
-    this.buffer = buffer;
+  constructor(slab, offset, address) {
+    this.slab = slab;
+    this.offset = offset;
     this.address = address;
     this.children = undefined; // WeakMap<frozen labels object, LabelSet | null>
   }
@@ -40,7 +47,8 @@ function createPublisher(binding) {
     viaTypedArray: false,
     install(set) {
       this.current = set;
-      binding.setCurrent(set === null ? null : set.buffer);
+      if (set === null) binding.setCurrent(null, 0);
+      else binding.setCurrent(set.slab, set.offset);
     },
   };
 }
@@ -65,12 +73,43 @@ function createApi(binding) {
   const switcher = createSwitcher(als, publisher);
   const encoder = new Encoder();
   const rootChildren = new WeakMap();
+  const shared = new Updates();
+  let reading = false; // a getter may call withLabels while `shared` is in use
+  let slab = new ArrayBuffer(SLAB);
+  let slabOffset = 0;
 
   function build(parent, updates) {
-    if (updates.keys.length === 0) return parent;
+    if (updates.count === 0) return parent;
     const n = encoder.encode(updates);
-    const buffer = binding.build(parent === null ? null : parent.buffer, encoder.scratch, n);
-    return buffer === null ? null : new LabelSet(buffer, encoder.result());
+    const parentSlab = parent === null ? null : parent.slab;
+    const parentOffset = parent === null ? 0 : parent.offset;
+    binding.build(parentSlab, parentOffset, encoder.scratch, n, slab, slabOffset);
+    let target = slab;
+    let offset = slabOffset;
+    if (encoder.nextOffset() === DID_NOT_FIT) {
+      const needed = encoder.needed();
+      offset = 0;
+      if (needed > SLAB / 4) {
+        target = new ArrayBuffer(needed);
+      } else {
+        slab = target = new ArrayBuffer(SLAB);
+        slabOffset = 0;
+      }
+      binding.build(parentSlab, parentOffset, encoder.scratch, n, target, 0);
+    }
+    if (target === slab) slabOffset = encoder.nextOffset();
+    const address = encoder.address();
+    return address === 0 ? null : new LabelSet(target, offset, address);
+  }
+
+  function read(labels) {
+    if (reading) return readLabels(labels, new Updates());
+    reading = true;
+    try {
+      return readLabels(labels, shared);
+    } finally {
+      reading = false;
+    }
   }
 
   // The set `labels` makes when merged over `parent`. A frozen plain object
@@ -80,17 +119,19 @@ function createApi(binding) {
     const frozen =
       typeof labels === 'object' &&
       labels !== null &&
+      Object.isFrozen(labels) &&
       !types.isProxy(labels) &&
-      !types.isMap(labels) &&
-      Object.isFrozen(labels);
+      !types.isMap(labels);
     const cache = frozen ? (parent === null ? rootChildren : parent.children) : undefined;
     if (cache !== undefined) {
       const hit = cache.get(labels);
       if (hit !== undefined) return hit;
     }
-    const updates = readLabels(labels);
+    const updates = read(labels);
     const set = build(parent, updates);
-    if (frozen && updates.primitive && hasOnlyDataProperties(labels)) {
+    const cacheable = frozen && updates.primitive;
+    updates.clear();
+    if (cacheable && hasOnlyDataProperties(labels)) {
       if (parent === null) {
         rootChildren.set(labels, set);
       } else {

@@ -9,16 +9,24 @@ const { types } = require('node:util');
 const errors = require('./errors');
 
 const REMOVE = 0xffffffff;
-const HEADER = 8; // scratch[0..8): address of the built set, written by native code
+const HEADER = 16; // scratch[0..16): results written by native build()
 
 // What one withLabels call asks for: parallel arrays of keys and values
-// (string, Uint8Array, or null for "remove"), and whether the request only
-// holds primitives (so a frozen labels object may be cached by identity).
+// (string, Uint8Array, or null for "remove") with a count, and whether the
+// request only holds primitives (so a frozen labels object may be cached by
+// identity). The arrays are reused from call to call.
 class Updates {
   constructor() {
     this.keys = [];
     this.values = [];
+    this.count = 0;
     this.primitive = true;
+  }
+
+  reset() {
+    this.count = 0;
+    this.primitive = true;
+    return this;
   }
 
   add(key, value) {
@@ -49,8 +57,15 @@ class Updates {
       default:
         throw errors.invalidValue(key, value);
     }
-    this.keys.push(key);
-    this.values.push(v);
+    this.keys[this.count] = key;
+    this.values[this.count] = v;
+    this.count += 1;
+  }
+
+  // Drops references to user values once encoded.
+  clear() {
+    for (let i = 0; i < this.count; i++) this.values[i] = null;
+    this.count = 0;
   }
 }
 
@@ -58,31 +73,37 @@ function isLabelsObject(labels) {
   return typeof labels === 'object' && labels !== null && !Array.isArray(labels);
 }
 
-// Snapshots `labels` (plain object or Map) into an Updates, validating every
-// key and value. Throws TypeError with a stable code; user errors pass through.
-function readLabels(labels) {
+const hasOwn = Object.prototype.hasOwnProperty;
+
+// Snapshots `labels` (plain object or Map) into `updates`, validating every
+// key and value. Own enumerable string-keyed properties count (symbol keys
+// are ignored, as Object.keys does). Throws TypeError with a stable code;
+// user errors (getters, Proxy traps) pass through.
+function readLabels(labels, updates = new Updates()) {
   if (!isLabelsObject(labels)) throw errors.invalidLabels(labels);
-  const updates = new Updates();
+  updates.reset();
+  const proto = Object.getPrototypeOf(labels);
+  if (proto === Object.prototype || proto === null) {
+    // Fast path: a plain object of this realm (for-in uses V8's enum cache).
+    for (const key in labels) {
+      if (hasOwn.call(labels, key)) updates.add(key, labels[key]);
+    }
+    return updates;
+  }
   if (types.isMap(labels)) {
     Map.prototype.forEach.call(labels, (value, key) => updates.add(key, value));
     return updates;
   }
-  if (types.isWeakMap(labels) || types.isSet(labels) || types.isPromise(labels)) {
+  if (types.isWeakMap(labels) || types.isSet(labels) || types.isWeakSet(labels) || types.isPromise(labels)) {
     throw errors.invalidLabels(labels);
   }
   const keys = Object.keys(labels);
   for (let i = 0; i < keys.length; i++) updates.add(keys[i], labels[keys[i]]);
-  const symbols = Object.getOwnPropertySymbols(labels);
-  for (let i = 0; i < symbols.length; i++) {
-    if (Object.prototype.propertyIsEnumerable.call(labels, symbols[i])) {
-      throw errors.invalidKey(symbols[i]);
-    }
-  }
   return updates;
 }
 
 // Writes Updates into a growable scratch ArrayBuffer in the layout the
-// native build() reads: [8-byte result][u32 keyLen, u32 valueLen]*n[bytes].
+// native build() reads: [16-byte results][u32 keyLen, u32 valueLen]*n[bytes].
 class Encoder {
   constructor(size = 4096) {
     this.allocate(size);
@@ -96,63 +117,75 @@ class Encoder {
     this.buffer = Buffer.from(this.scratch);
   }
 
-  // Worst case: 3 UTF-8 bytes per UTF-16 code unit.
-  static bound(value) {
-    return typeof value === 'string' ? value.length * 3 : value === null ? 0 : value.byteLength;
+  encode(updates) {
+    const n = updates.count;
+    for (;;) {
+      const written = this.tryEncode(updates.keys, updates.values, n);
+      if (written >= 0) return n;
+      this.allocate(this.scratch.byteLength * 2);
+    }
   }
 
-  encode(updates) {
-    const { keys, values } = updates;
-    const n = keys.length;
-    let need = HEADER + n * 8;
-    for (let i = 0; i < n; i++) need += Encoder.bound(keys[i]) + Encoder.bound(values[i]);
-    if (need > this.scratch.byteLength) {
-      let size = this.scratch.byteLength;
-      while (size < need) size *= 2;
-      this.allocate(size);
-    }
-    const { u32 } = this;
+  // One pass; -1 if the scratch buffer may be too small (then it grows).
+  tryEncode(keys, values, n) {
+    const { u32, u8 } = this;
+    const limit = this.scratch.byteLength;
     let offset = HEADER + n * 8;
+    if (offset > limit) return -1;
     for (let i = 0; i < n; i++) {
-      const keyLen = this.writeString(keys[i], offset);
+      const key = keys[i];
+      if (offset + key.length * 3 > limit) return -1;
+      const keyLen = this.writeString(key, offset);
       offset += keyLen;
       const value = values[i];
       let valueLen;
       if (value === null) {
         valueLen = REMOVE;
       } else if (typeof value === 'string') {
+        if (offset + value.length * 3 > limit) return -1;
         valueLen = this.writeString(value, offset);
         offset += valueLen;
       } else {
-        this.u8.set(value, offset);
         valueLen = value.byteLength;
+        if (offset + valueLen > limit) return -1;
+        u8.set(value, offset);
         offset += valueLen;
       }
-      u32[2 + 2 * i] = keyLen;
-      u32[3 + 2 * i] = valueLen;
+      u32[4 + 2 * i] = keyLen;
+      u32[5 + 2 * i] = valueLen;
     }
-    return n;
+    return offset;
   }
 
+  // UTF-8 of `s` at `offset` (room for 3 bytes per code unit is checked).
   writeString(s, offset) {
     const n = s.length;
     if (n <= 64) {
       const { u8 } = this;
-      let i = 0;
-      for (; i < n; i++) {
+      for (let i = 0; i < n; i++) {
         const c = s.charCodeAt(i);
-        if (c > 0x7f) break;
+        if (c > 0x7f) return this.buffer.write(s, offset);
         u8[offset + i] = c;
       }
-      if (i === n) return n;
+      return n;
     }
     return this.buffer.write(s, offset);
   }
 
-  // The set address native build() left in scratch[0..8), as double bits.
-  result() {
+  // Results of native build(): the set's address as double bits (0: no
+  // labels left), the next free slab offset (0xffffffff: did not fit) and
+  // the bytes the set needs.
+  address() {
     return this.f64[0];
+  }
+
+  nextOffset() {
+    return this.u32[2];
+  }
+
+  needed() {
+    return this.u32[3];
   }
 }
 
-module.exports = { readLabels, isLabelsObject, Encoder, Updates };
+module.exports = { readLabels, isLabelsObject, Encoder, Updates, DID_NOT_FIT: REMOVE };

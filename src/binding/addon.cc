@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cstdint>
+#include <algorithm>
 #include <cstring>
 #include <string_view>
 
@@ -15,32 +16,45 @@ namespace customlabels::binding {
 namespace {
 
 constexpr uint32_t kRemove = 0xffffffffu;
-constexpr size_t kHeader = 8;  // scratch[0..8): the built set's address
+constexpr size_t kHeader = 16;  // scratch[0..16): build() results
 
 struct Bytes {
   void* data = nullptr;
   size_t size = 0;
 };
 
-// ArrayBuffer contents, or nothing for null/undefined; throws otherwise.
-Bytes BufferArg(const Napi::CallbackInfo& info, size_t i, const char* what) {
-  const Napi::Value v = info[i];
-  if (v.IsNull() || v.IsUndefined()) return {};
-  if (!v.IsArrayBuffer()) {
-    throw Napi::TypeError::New(info.Env(),
-                               std::string(what) + " must be an ArrayBuffer");
-  }
-  auto ab = v.As<Napi::ArrayBuffer>();
-  return {ab.Data(), ab.ByteLength()};
+// Raw N-API here: build() runs once per withLabels, and node-addon-api's
+// wrappers would make several more calls per argument.
+Bytes BufferArg(napi_env env, napi_value v, const char* what) {
+  Bytes b;
+  if (napi_get_arraybuffer_info(env, v, &b.data, &b.size) == napi_ok) return b;
+  napi_valuetype type = napi_undefined;
+  napi_typeof(env, v, &type);
+  if (type == napi_null || type == napi_undefined) return {};
+  throw Napi::TypeError::New(env, std::string(what) + " must be an ArrayBuffer");
 }
 
-const custom_labels_labelset_t* SetArg(const Napi::CallbackInfo& info,
-                                       size_t i) {
-  const Bytes b = BufferArg(info, i, "label set");
+uint32_t Uint32Arg(napi_env env, napi_value v) {
+  uint32_t out = 0;
+  if (napi_get_value_uint32(env, v, &out) != napi_ok) {
+    throw Napi::TypeError::New(env, "expected a number");
+  }
+  return out;
+}
+
+// The set at (slab, offset), validated; null for a null slab.
+const custom_labels_labelset_t* SetArg(napi_env env, napi_value slab,
+                                       napi_value offset_value) {
+  const Bytes b = BufferArg(env, slab, "label set");
   if (b.data == nullptr) return nullptr;
-  const auto* set = core::LabelSetLayout::Validate(b.data, b.size);
+  const uint32_t offset = Uint32Arg(env, offset_value);
+  const custom_labels_labelset_t* set =
+      offset <= b.size ? core::LabelSetLayout::Validate(
+                             static_cast<unsigned char*>(b.data) + offset,
+                             b.size - offset)
+                       : nullptr;
   if (set == nullptr) {
-    throw Napi::TypeError::New(info.Env(), "not a customlabels label set");
+    throw Napi::TypeError::New(env, "not a customlabels label set");
   }
   return set;
 }
@@ -71,12 +85,16 @@ void Addon::ClearCurrent(void*) { core::PublishCurrent(nullptr); }
 
 Napi::Value Addon::Build(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  const custom_labels_labelset_t* parent = SetArg(info, 0);
-  const Bytes scratch = BufferArg(info, 1, "scratch");
-  const uint32_t n = info[2].As<Napi::Number>().Uint32Value();
+  if (info.Length() < 6) throw Napi::TypeError::New(env, "build() takes 6 arguments");
+  const custom_labels_labelset_t* parent = SetArg(env, info[0], info[1]);
+  const Bytes scratch = BufferArg(env, info[2], "scratch");
+  const uint32_t n = Uint32Arg(env, info[3]);
+  const Bytes slab = BufferArg(env, info[4], "slab");
+  const uint32_t slab_offset = Uint32Arg(env, info[5]);
   auto* base = static_cast<unsigned char*>(scratch.data);
-  // Lengths at [8, 8 + 8n), bytes after them; everything bounds-checked.
-  if (base == nullptr || (scratch.size - kHeader) / 8 < n) {
+  // Lengths at [16, 16 + 8n), bytes after them; everything bounds-checked.
+  if (base == nullptr || scratch.size < kHeader ||
+      (scratch.size - kHeader) / 8 < n) {
     throw Napi::RangeError::New(env, "scratch too small");
   }
   size_t offset = kHeader + size_t{n} * 8;
@@ -98,26 +116,36 @@ Napi::Value Addon::Build(const Napi::CallbackInfo& info) {
       offset += value_len;
     }
   }
+  // Result: [0..8) the set's address as double bits (0: no labels left),
+  // [8..12) the slab offset after it, or kRemove if it does not fit,
+  // [12..16) the bytes it needs.
   uint64_t bits = 0;
-  Napi::Value result = env.Null();
-  if (builder_.count() != 0) {
-    const size_t size = builder_.RequiredBytes();
-    auto ab = Napi::ArrayBuffer::New(env, size);
-    const custom_labels_labelset_t* set = builder_.WriteTo(ab.Data(), size);
-    if (set == nullptr) throw Napi::Error::New(env, "misaligned ArrayBuffer");
-    bits = reinterpret_cast<uintptr_t>(set);
-    // lib/ stores the address into the TLS slot as a Float64Array element;
-    // user-space addresses are below 2^52, so the double is a subnormal
-    // (never a NaN that V8 could canonicalize) and keeps its bits exactly.
-    if ((bits >> 52) != 0) throw Napi::Error::New(env, "address above 2^52");
-    result = ab;
+  uint32_t next = slab_offset;
+  const size_t size = builder_.count() == 0 ? 0 : builder_.RequiredBytes();
+  if (size != 0) {
+    if (slab.data == nullptr || slab_offset % 8 != 0 ||
+        slab_offset > slab.size || size > slab.size - slab_offset) {
+      next = kRemove;
+    } else {
+      const custom_labels_labelset_t* set = builder_.WriteTo(
+          static_cast<unsigned char*>(slab.data) + slab_offset, size);
+      if (set == nullptr) throw Napi::Error::New(env, "misaligned slab");
+      bits = reinterpret_cast<uintptr_t>(set);
+      // lib/ stores the address into the TLS slot as a Float64Array
+      // element; user-space addresses are below 2^52, so the double is a
+      // subnormal (never a NaN V8 could canonicalize) and keeps its bits.
+      if ((bits >> 52) != 0) throw Napi::Error::New(env, "address above 2^52");
+      next = static_cast<uint32_t>((slab_offset + size + 7) & ~size_t{7});
+    }
   }
+  const uint32_t out[2] = {next, static_cast<uint32_t>(std::min<size_t>(size, kRemove))};
   std::memcpy(base, &bits, sizeof(bits));
-  return result;
+  std::memcpy(base + 8, out, sizeof(out));
+  return env.Undefined();
 }
 
 Napi::Value Addon::SetCurrent(const Napi::CallbackInfo& info) {
-  core::PublishCurrent(SetArg(info, 0));
+  core::PublishCurrent(SetArg(info.Env(), info[0], info[1]));
   return info.Env().Undefined();
 }
 

@@ -17,11 +17,14 @@ class Addon final : public Napi::Addon<Addon> {
   Addon& operator=(const Addon&) = delete;
 
  private:
-  // build(parent: ArrayBuffer | null, scratch: ArrayBuffer, n: number)
-  //   -> ArrayBuffer | null. Reads n updates from scratch, writes the new
-  //   set's address (as the bits of a double) into scratch[0..8).
+  // build(parentSlab: ArrayBuffer | null, parentOffset, scratch, n,
+  //       slab: ArrayBuffer, offset): merges n updates read from scratch
+  //   over the parent set and writes the new set into slab at offset.
+  //   Results go to scratch: the set's address as the bits of a double,
+  //   the next free slab offset (0xffffffff: did not fit), bytes needed.
   Napi::Value Build(const Napi::CallbackInfo& info);
-  // setCurrent(set: ArrayBuffer | null): publishes through a native call.
+  // setCurrent(slab: ArrayBuffer | null, offset): publishes through a
+  //   native call.
   Napi::Value SetCurrent(const Napi::CallbackInfo& info);
   // tlsSlot() -> ArrayBuffer over this thread's custom_labels_current_set,
   //   or null where external buffers are not allowed.

@@ -28,8 +28,14 @@ void LabelSetBuilder::Reset(const custom_labels_labelset_t* parent) {
   entries_.clear();
   index_.clear();
   live_ = 0;
-  for (const auto& [key, value] : ReadLabelSet(parent)) {
-    entries_.push_back({key, value, true});
+  if (parent == nullptr || parent->storage == nullptr) return;
+  entries_.reserve(parent->count);
+  for (size_t i = 0; i < parent->count; ++i) {
+    const custom_labels_label_t& label = parent->storage[i];
+    if (label.key.buf == nullptr || label.value.buf == nullptr) continue;
+    const std::string_view key = View(label.key);
+    if (Find(key) != entries_.size()) continue;  // the first of a key wins
+    entries_.push_back({key, View(label.value), true});
     ++live_;
   }
 }

@@ -32,7 +32,6 @@ const cases = [
   ['empty key', () => withLabels({ '': 'v' }, () => {}), 'ERR_CUSTOMLABELS_INVALID_KEY', /Expected a non-empty string for a label key but received "" of type string/],
   ['Map with a number key', () => withLabels(new Map([[1, 'v']]), () => {}), 'ERR_CUSTOMLABELS_INVALID_KEY', /received 1 of type number/],
   ['Map with an object key', () => withLabels(new Map([[{}, 'v']]), () => {}), 'ERR_CUSTOMLABELS_INVALID_KEY', /an instance of Object/],
-  ['enumerable symbol key', () => withLabels({ [Symbol('s')]: 'v' }, () => {}), 'ERR_CUSTOMLABELS_INVALID_KEY', /Symbol\(s\) of type symbol/],
   ['object value', () => withLabels({ a: { b: 1 } }, () => {}), 'ERR_CUSTOMLABELS_INVALID_VALUE', /for the value of label "a" but received an instance of Object of type object/],
   ['array value', () => withLabels({ a: ['x'] }, () => {}), 'ERR_CUSTOMLABELS_INVALID_VALUE', /an array/],
   ['function value', () => withLabels({ a: () => 'x' }, () => {}), 'ERR_CUSTOMLABELS_INVALID_VALUE', /a function of type function/],
@@ -58,6 +57,19 @@ describe.each(cases)('%s', (name, call, code, pattern) => {
     await tick();
     expect(currentLabels()).toEqual({});
   });
+});
+
+test('symbol-keyed properties are ignored, as Object.keys does', () => {
+  expect(withLabels({ [Symbol('s')]: 'v', a: '1' }, currentLabels)).toEqual({ a: '1' });
+});
+
+test('enumerable properties inherited from a polluted Object.prototype are ignored', () => {
+  Object.prototype.polluted = 'yes'; // eslint-disable-line no-extend-native
+  try {
+    expect(withLabels({ a: '1' }, currentLabels)).toEqual({ a: '1' });
+  } finally {
+    delete Object.prototype.polluted;
+  }
 });
 
 test('fn is not called when the labels are invalid', () => {
