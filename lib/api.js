@@ -114,24 +114,19 @@ function createApi(binding) {
 
   // The set `labels` makes when merged over `parent`. A frozen plain object
   // whose properties are data properties holding primitives cannot change,
-  // so its result is cached per parent, keyed by the object's identity.
+  // so its result is cached per parent, keyed by the object's identity; only
+  // such objects are ever put in a cache, so a hit needs no further check.
   function derive(parent, labels) {
-    const frozen =
-      typeof labels === 'object' &&
-      labels !== null &&
-      Object.isFrozen(labels) &&
-      !types.isProxy(labels) &&
-      !types.isMap(labels);
-    const cache = frozen ? (parent === null ? rootChildren : parent.children) : undefined;
-    if (cache !== undefined) {
+    const cache = parent === null ? rootChildren : parent.children;
+    if (cache !== undefined && typeof labels === 'object' && labels !== null) {
       const hit = cache.get(labels);
       if (hit !== undefined) return hit;
     }
     const updates = read(labels);
     const set = build(parent, updates);
-    const cacheable = frozen && updates.primitive;
+    const cacheable = updates.primitive;
     updates.clear();
-    if (cacheable && hasOnlyDataProperties(labels)) {
+    if (cacheable && Object.isFrozen(labels) && !types.isProxy(labels) && !types.isMap(labels) && hasOnlyDataProperties(labels)) {
       if (parent === null) {
         rootChildren.set(labels, set);
       } else {

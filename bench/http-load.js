@@ -1,0 +1,30 @@
+'use strict';
+
+// Load generator: `count` GET /hello requests over `connections` keep-alive
+// connections, each request waiting for the previous one on its connection.
+//   node bench/http-load.js <port> <count> [connections]
+
+const http = require('node:http');
+
+const [port, count, connections = 16] = process.argv.slice(2).map(Number);
+const agent = new http.Agent({ keepAlive: true, maxSockets: connections });
+const customers = ['acme', 'globex', 'initech', 'umbrella'];
+let sent = 0;
+
+function one() {
+  if (sent >= count) return Promise.resolve();
+  const i = sent++;
+  return new Promise((resolve, reject) => {
+    http
+      .get({ host: '127.0.0.1', port, path: '/hello', agent, headers: { 'x-customer': customers[i % 4] } }, (res) => {
+        res.resume();
+        res.on('end', resolve);
+      })
+      .on('error', reject);
+  }).then(one);
+}
+
+Promise.all(Array.from({ length: connections }, one)).then(() => {
+  agent.destroy();
+  process.stdout.write('done\n');
+});

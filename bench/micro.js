@@ -1,0 +1,117 @@
+'use strict';
+
+// Micro benchmarks of one mode in this process; prints one JSON line.
+//   node --expose-gc bench/micro.js <mode>
+
+const { createMode } = require('./modes');
+
+const mode = process.argv[2];
+const { run } = createMode(mode);
+const now = () => Number(process.hrtime.bigint());
+
+// ns per await: 100 concurrent labelled requests awaiting in turn.
+async function perAwait(requests = 100, awaits = 1000) {
+  const start = now();
+  await Promise.all(
+    Array.from({ length: requests }, (_, i) =>
+      run({ route: '/bench', customer: `c${i}` }, async () => {
+        for (let k = 0; k < awaits; k++) await null;
+      }),
+    ),
+  );
+  return (now() - start) / (requests * awaits);
+}
+
+// ns per setImmediate hop: 100 concurrent labelled chains.
+async function perImmediate(chains = 100, hops = 300) {
+  const start = now();
+  await Promise.all(
+    Array.from({ length: chains }, (_, i) =>
+      run({ route: '/bench', customer: `c${i}` }, () =>
+        new Promise((resolve) => {
+          let k = 0;
+          const hop = () => (++k < hops ? setImmediate(hop) : resolve());
+          setImmediate(hop);
+        }),
+      ),
+    ),
+  );
+  return (now() - start) / (chains * hops);
+}
+
+// ns per synchronous scope with 3 labels, distinct values every call.
+function perSync(calls = 200000) {
+  let sink = 0;
+  const start = now();
+  for (let i = 0; i < calls; i++) sink += run({ route: '/bench', customer: `c${i}`, method: 'GET' }, () => i);
+  const ns = (now() - start) / calls;
+  if (sink === -1) console.log(sink);
+  return ns;
+}
+
+// ns per synchronous scope passing the same frozen object again.
+const frozen = Object.freeze({ route: '/bench', customer: 'acme', method: 'GET' });
+function perFrozen(calls = 500000) {
+  let sink = 0;
+  const start = now();
+  for (let i = 0; i < calls; i++) sink += run(frozen, () => i);
+  const ns = (now() - start) / calls;
+  if (sink === -1) console.log(sink);
+  return ns;
+}
+
+const memory = () => {
+  global.gc();
+  global.gc();
+  const m = process.memoryUsage();
+  return { heap: m.heapUsed + m.external, rss: m.rss };
+};
+
+// Bytes per live labelled scope: 100,000 scopes pending at once.
+async function perLiveScope(scopes = 100000) {
+  const resolvers = [];
+  const before = memory();
+  const pending = [];
+  for (let i = 0; i < scopes; i++) {
+    // A pending continuation keeps its scope (and its label set) alive.
+    pending.push(
+      run({ route: '/bench', customer: `c${i}` }, async () => {
+        await new Promise((r) => resolvers.push(r));
+      }),
+    );
+  }
+  const during = memory();
+  for (const r of resolvers) r();
+  await Promise.all(pending);
+  return (during.heap - before.heap) / scopes;
+}
+
+// RSS growth over 1,000,000 sync scopes with distinct values, then over a
+// second million (a leak would keep growing).
+function rssGrowth(calls = 1000000) {
+  const base = memory().rss;
+  perSync(calls);
+  const first = memory().rss;
+  perSync(calls);
+  const second = memory().rss;
+  return { first: (first - base) / 1e6, second: (second - first) / 1e6 };
+}
+
+(async () => {
+  // Warm up, then measure.
+  await perAwait(100, 100);
+  await perImmediate(100, 50);
+  perSync(20000);
+  perFrozen(20000);
+  const result = {
+    mode,
+    node: process.version,
+    awaitNs: await perAwait(),
+    immediateNs: await perImmediate(),
+    syncNs: perSync(),
+    frozenNs: perFrozen(),
+    liveScopeBytes: await perLiveScope(),
+    rssMB: rssGrowth(),
+  };
+  process.stdout.write(`${JSON.stringify(result)}\n`);
+})();

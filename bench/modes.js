@@ -1,0 +1,60 @@
+'use strict';
+
+// The instrumentation modes every benchmark compares, in one process each:
+//   none    no instrumentation
+//   loaded  customlabels required but never used (must cost nothing)
+//   als     an AsyncLocalStorage.run per request/scope (the baseline)
+//   floor   als plus *empty* hooks of the kinds customlabels installs, so
+//           the table shows which part of the cost is customlabels' own
+//   labels  customlabels.withLabels
+// run(labels, fn) runs fn in the mode's scope.
+
+const { AsyncLocalStorage, createHook } = require('node:async_hooks');
+const v8 = require('node:v8');
+
+function floorHooks() {
+  const { probe } = require('../lib/switcher');
+  const mode = probe();
+  const noop = () => {};
+  if (mode.storeVisibleInBefore) {
+    createHook({ before: noop, after: noop }).enable();
+  } else {
+    createHook({ init: noop, before: noop, after: noop, trackPromises: false }).enable();
+    if (!mode.asyncHooksTrackPromises) v8.promiseHooks.createHook({ before: noop, after: noop });
+  }
+}
+
+function createMode(name) {
+  switch (name) {
+    case 'none':
+      return { run: (labels, fn) => fn() };
+    case 'loaded':
+      require('..');
+      return { run: (labels, fn) => fn() };
+    case 'als': {
+      const als = new AsyncLocalStorage();
+      return { run: (labels, fn) => als.run(labels, fn) };
+    }
+    case 'floor': {
+      const als = new AsyncLocalStorage();
+      let hooked = false;
+      return {
+        run: (labels, fn) => {
+          if (!hooked) {
+            hooked = true;
+            floorHooks();
+          }
+          return als.run(labels, fn);
+        },
+      };
+    }
+    case 'labels': {
+      const { withLabels } = require('..');
+      return { run: withLabels };
+    }
+    default:
+      throw new Error(`unknown mode ${name}`);
+  }
+}
+
+module.exports = { createMode, MODES: ['none', 'loaded', 'als', 'floor', 'labels'] };
