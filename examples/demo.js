@@ -55,7 +55,8 @@ async function main() {
   const server = http.createServer(labelled(handler));
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address();
-  console.log(`customlabels demo (Node ${process.version}, switching: ${strategy.strategy}, publish: ${strategy.publish})`);
+  const { strategy: how, publish } = strategy();
+  console.log(`customlabels demo (Node ${process.version}, switching: ${how}, publish: ${publish})`);
   console.log(`outside any request: ${fmt(currentLabels())}\n`);
 
   const requests = [

@@ -9,6 +9,20 @@ const errors = require('./errors');
 const { readLabels, Encoder, Updates, DID_NOT_FIT } = require('./labels');
 const { createSwitcher } = require('./switcher');
 
+// Sets made of string labels are interned: a service whose requests repeat
+// the same routes and customers builds each distinct set once. The intern
+// table is a trie per parent set (label key -> value -> next level) of Maps,
+// so a lookup hashes each short string once; it holds at most INTERNED sets
+// and starts over when full.
+const INTERNED = 2048;
+const INTERN_MAX_CHARS = 256;
+// Interning pays only when sets repeat: every INTERN_WINDOW lookups, a hit
+// rate under INTERN_MIN_HITS turns it off for INTERN_PAUSE calls (labels
+// such as request ids never repeat).
+const INTERN_WINDOW = 1024;
+const INTERN_MIN_HITS = 0.25;
+const INTERN_PAUSE = 16384;
+
 // Label sets are written into slabs: ArrayBuffers of SLAB bytes shared by
 // consecutive sets, so that building one costs no allocation. A larger set
 // gets an ArrayBuffer of its own.
@@ -18,8 +32,11 @@ const SLAB = 4096;
 // frees a slab once no set in it is reachable; the installed set is always
 // reachable from the publisher) and its address as the bits of a double,
 // ready for the TLS slot.
+let nextSetId = 1;
+
 class LabelSet {
   constructor(slab, offset, address) {
+    this.id = nextSetId++; // key of its children in the intern table
     this.slab = slab;
     this.offset = offset;
     this.address = address;
@@ -73,6 +90,70 @@ function createApi(binding) {
   const switcher = createSwitcher(als, publisher);
   const encoder = new Encoder();
   const rootChildren = new WeakMap();
+  let interned = new Map(); // parent id (0: none) -> trie
+  let internedCount = 0;
+
+  // The interned set for (parent, updates), or undefined; `path` is set to
+  // the trie node a new set would be stored in (null: not internable).
+  let path = null;
+  let lookups = 0;
+  let hits = 0;
+  let paused = 0;
+  function lookupInterned(parent, updates) {
+    path = null;
+    if (paused > 0) {
+      paused -= 1;
+      return undefined;
+    }
+    if (!updates.primitive || updates.count === 0) return undefined;
+    if (++lookups === INTERN_WINDOW) {
+      if (hits < INTERN_WINDOW * INTERN_MIN_HITS) paused = INTERN_PAUSE;
+      lookups = 0;
+      hits = 0;
+    }
+    const parentId = parent === null ? 0 : parent.id;
+    let level = interned.get(parentId);
+    if (level === undefined) {
+      level = new Map();
+      interned.set(parentId, level);
+    }
+    let chars = 0;
+    let node;
+    for (let i = 0; i < updates.count; i++) {
+      const key = updates.keys[i];
+      const value = updates.values[i];
+      chars += key.length + (value === null ? 0 : value.length);
+      if (chars > INTERN_MAX_CHARS) return undefined;
+      let byValue = level.get(key);
+      if (byValue === undefined) {
+        byValue = new Map();
+        level.set(key, byValue);
+      }
+      node = byValue.get(value);
+      if (node === undefined) {
+        node = { set: undefined, next: undefined };
+        byValue.set(value, node);
+      }
+      if (i + 1 < updates.count) {
+        if (node.next === undefined) node.next = new Map();
+        level = node.next;
+      }
+    }
+    path = node;
+    if (node.set !== undefined) hits += 1;
+    return node.set;
+  }
+
+  function intern(set) {
+    if (path === null) return;
+    if (internedCount >= INTERNED) {
+      interned = new Map();
+      internedCount = 0;
+      return;
+    }
+    path.set = set;
+    internedCount += 1;
+  }
   const shared = new Updates();
   let reading = false; // a getter may call withLabels while `shared` is in use
   let slab = new ArrayBuffer(SLAB);
@@ -123,7 +204,11 @@ function createApi(binding) {
       if (hit !== undefined) return hit;
     }
     const updates = read(labels);
-    const set = build(parent, updates);
+    let set = lookupInterned(parent, updates);
+    if (set === undefined) {
+      set = build(parent, updates);
+      intern(set);
+    }
     const cacheable = updates.primitive;
     updates.clear();
     if (cacheable && Object.isFrozen(labels) && !types.isProxy(labels) && !types.isMap(labels) && hasOnlyDataProperties(labels)) {
@@ -160,10 +245,10 @@ function createApi(binding) {
     currentLabels,
     supported: true,
     // Diagnostics: how labels are switched on this Node.js version.
-    strategy: Object.freeze({
-      ...switcher.mode,
-      publish: publisher.viaTypedArray ? 'typed-array' : 'native-call',
-    }),
+    // (A function: the probe behind it runs only when first needed.)
+    strategy() {
+      return Object.freeze({ ...switcher.mode, publish: publisher.viaTypedArray ? 'typed-array' : 'native-call' });
+    },
   });
 }
 
@@ -179,7 +264,7 @@ function createUnsupportedApi() {
       return {};
     },
     supported: false,
-    strategy: Object.freeze({ strategy: 'unsupported-platform', publish: 'none' }),
+    strategy: () => Object.freeze({ strategy: 'unsupported-platform', publish: 'none' }),
   });
 }
 

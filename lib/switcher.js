@@ -64,8 +64,10 @@ function probe() {
 }
 
 // `publisher` has `current` (the installed set or null) and install(set).
+// Nothing is probed or hooked before the first enable(): a loaded but unused
+// module must cost nothing (the probe's getStore() alone would make Node pass
+// the resource of every native callback to JS from then on).
 function createSwitcher(als, publisher) {
-  const mode = probe();
   const stack = [];
 
   function restore() {
@@ -79,48 +81,58 @@ function createSwitcher(als, publisher) {
     publisher.install(set === undefined ? null : set);
   }
 
-  let hook;
+  let mode = null;
+  let hook = null;
   let promiseHooks = null;
-  if (mode.storeVisibleInBefore) {
-    hook = createHook({ before: switchToStore, after: restore });
-  } else {
-    const kLabels = Symbol('customlabels.labels');
-    hook = createHook({
-      init(asyncId, type, triggerAsyncId, resource) {
-        try {
-          resource[kLabels] = als.getStore();
-        } catch {
-          // A frozen resource keeps no labels: its callbacks run unlabelled.
-        }
-      },
-      before() {
-        stack.push(publisher.current);
-        const set = executionAsyncResource()[kLabels];
-        publisher.install(set === undefined ? null : set);
-      },
-      after: restore,
-      trackPromises: false,
-    });
-    if (!mode.asyncHooksTrackPromises) {
-      promiseHooks = { before: switchToStore, after: restore };
-    }
-  }
 
-  let enabled = false;
-  return {
-    mode: Object.freeze({
-      ...mode,
-      strategy: mode.storeVisibleInBefore
+  function setup() {
+    const found = probe();
+    if (found.storeVisibleInBefore) {
+      hook = createHook({ before: switchToStore, after: restore });
+    } else {
+      const kLabels = Symbol('customlabels.labels');
+      hook = createHook({
+        init(asyncId, type, triggerAsyncId, resource) {
+          try {
+            resource[kLabels] = als.getStore();
+          } catch {
+            // A frozen resource keeps no labels: its callbacks run unlabelled.
+          }
+        },
+        before() {
+          stack.push(publisher.current);
+          const set = executionAsyncResource()[kLabels];
+          publisher.install(set === undefined ? null : set);
+        },
+        after: restore,
+        trackPromises: false,
+      });
+      if (!found.asyncHooksTrackPromises) {
+        promiseHooks = { before: switchToStore, after: restore };
+      }
+    }
+    mode = Object.freeze({
+      ...found,
+      strategy: found.storeVisibleInBefore
         ? 'async-hooks'
         : promiseHooks !== null
           ? 'resource-init+promise-hooks'
           : 'resource-init',
-    }),
+    });
+  }
+
+  let enabled = false;
+  return {
+    get mode() {
+      if (mode === null) setup();
+      return mode;
+    },
     get enabled() {
       return enabled;
     },
     enable() {
       if (enabled) return;
+      if (mode === null) setup();
       enabled = true;
       hook.enable();
       if (promiseHooks !== null) v8.promiseHooks.createHook(promiseHooks);

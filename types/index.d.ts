@@ -32,11 +32,11 @@ export function currentLabels(): Record<string, string>;
 /** False where the ABI is unavailable (not Linux x86-64/aarch64): `withLabels` then only calls `fn`. */
 export const supported: boolean;
 
-/** How labels are switched on this Node.js version (diagnostics). */
+/** How labels are switched on this Node.js version (diagnostics; probes on first call). */
 export interface Strategy {
   readonly strategy: 'async-hooks' | 'resource-init+promise-hooks' | 'resource-init' | 'unsupported-platform';
   readonly publish: 'typed-array' | 'native-call' | 'none';
   readonly storeVisibleInBefore?: boolean;
   readonly asyncHooksTrackPromises?: boolean;
 }
-export const strategy: Strategy;
+export function strategy(): Strategy;

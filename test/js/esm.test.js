@@ -27,3 +27,21 @@ test('import and require give the same functions, and labels flow between them',
   expect(code).toBe(0);
   expect(JSON.parse(stdout)).toEqual({ same: true, nested: { from: 'esm', and: 'cjs' }, after: {} });
 });
+
+test('loading the package, CJS or ESM, installs no hook until withLabels is first called', async () => {
+  const { code, stdout, stderr } = await runNode(`
+    const asyncHooks = require('node:async_hooks');
+    let created = 0;
+    const original = asyncHooks.createHook;
+    asyncHooks.createHook = (...a) => { created++; return original(...a); };
+    const cl = require('customlabels');
+    import('customlabels').then(() => {
+      const before = created;
+      cl.withLabels({ a: '1' }, () => {});
+      process.stdout.write(JSON.stringify({ before, after: created > before }));
+    });
+  `);
+  expect(stderr).toBe('');
+  expect(code).toBe(0);
+  expect(JSON.parse(stdout)).toEqual({ before: 0, after: true });
+});

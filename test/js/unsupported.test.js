@@ -41,7 +41,7 @@ test('publishing through native calls (no external ArrayBuffer) keeps every guar
     const { createApi } = require(${JSON.stringify(`${root}/lib/api.js`)});
     const api = createApi(Object.create(binding, { tlsSlot: { value: () => null } }));
     const { withLabels, currentLabels } = api;
-    const seen = [api.strategy.publish];
+    const seen = [api.strategy().publish];
     withLabels({ a: '1' }, async () => {
       seen.push(currentLabels());
       await new Promise((r) => setTimeout(r, 1));

@@ -6,7 +6,7 @@ const n: number = withLabels({ route: '/a', n: 1, ok: true, big: 1n, raw: new Ui
 const p: Promise<string> = withLabels(new Map<string, LabelValue>([['k', 'v']]), async () => 'x');
 const labels: Record<string, string> = currentLabels();
 const s: boolean = supported;
-const kind: string = strategy.strategy;
+const kind: string = strategy().strategy;
 const frozen: Labels = Object.freeze({ tenant: 't' });
 withLabels(frozen, () => undefined);
 
