@@ -49,6 +49,18 @@ function perSync(calls = 200000) {
   return ns;
 }
 
+// ns per synchronous scope with 3 labels whose values repeat (a few
+// customers, as in a real service), new objects every call.
+function perSyncRepeating(calls = 200000) {
+  const customers = ['acme', 'globex', 'initech', 'umbrella'];
+  let sink = 0;
+  const start = now();
+  for (let i = 0; i < calls; i++) sink += run({ route: '/bench', customer: customers[i & 3], method: 'GET' }, () => i);
+  const ns = (now() - start) / calls;
+  if (sink === -1) console.log(sink);
+  return ns;
+}
+
 // ns per synchronous scope passing the same frozen object again.
 const frozen = Object.freeze({ route: '/bench', customer: 'acme', method: 'GET' });
 function perFrozen(calls = 500000) {
@@ -103,12 +115,14 @@ function rssGrowth(calls = 1000000) {
   await perImmediate(100, 50);
   perSync(20000);
   perFrozen(20000);
+  perSyncRepeating(20000);
   const result = {
     mode,
     node: process.version,
     awaitNs: await perAwait(),
     immediateNs: await perImmediate(),
     syncNs: perSync(),
+    repeatNs: perSyncRepeating(),
     frozenNs: perFrozen(),
     liveScopeBytes: await perLiveScope(),
     rssMB: rssGrowth(),

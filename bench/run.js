@@ -152,12 +152,11 @@ function table(results) {
     row('ns per await (100 concurrent requests)', (r, m) => r.micro[m]?.awaitNs);
     row('ns per setImmediate hop (100 chains)', (r, m) => r.micro[m]?.immediateNs);
     row('ns per sync scope, 3 labels, new values', (r, m) => r.micro[m]?.syncNs);
+    row('ns per sync scope, 3 labels, values repeating', (r, m) => r.micro[m]?.repeatNs);
     row('ns per sync scope, same frozen object', (r, m) => r.micro[m]?.frozenNs);
     row('heap+external bytes per live scope', (r, m) => r.micro[m]?.liveScopeBytes);
     row('RSS growth, 1st million sync scopes (MB)', (r, m) => r.micro[m]?.rssFirstMB, f1);
     row('RSS growth, 2nd million sync scopes (MB)', (r, m) => r.micro[m]?.rssSecondMB, f1);
-    row('loaded but unused: ns per await / per hop', (r) => undefined);
-    lines.pop();
     lines.push(
       `| module loaded, never used: ns per await, per hop (÷ none) | ${results
         .map((r) => {
