@@ -177,6 +177,11 @@ function createApi(binding) {
         slabOffset = 0;
       }
       binding.build(parentSlab, parentOffset, encoder.scratch, n, target, 0);
+      if (encoder.nextOffset() === DID_NOT_FIT) {
+        const err = new RangeError(`Expected a label set below 4 GiB but it needs ${needed} bytes`);
+        err.code = 'ERR_CUSTOMLABELS_TOO_LARGE';
+        throw err;
+      }
     }
     if (target === slab) slabOffset = encoder.nextOffset();
     const address = encoder.address();

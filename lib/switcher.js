@@ -93,8 +93,11 @@ function createSwitcher(als, publisher) {
       const kLabels = Symbol('customlabels.labels');
       hook = createHook({
         init(asyncId, type, triggerAsyncId, resource) {
+          const set = als.getStore();
+          // Unlabelled resources get no property (a reused one is reset).
+          if (set === undefined && resource[kLabels] === undefined) return;
           try {
-            resource[kLabels] = als.getStore();
+            resource[kLabels] = set;
           } catch {
             // A frozen resource keeps no labels: its callbacks run unlabelled.
           }

@@ -28,17 +28,25 @@ test('import and require give the same functions, and labels flow between them',
   expect(JSON.parse(stdout)).toEqual({ same: true, nested: { from: 'esm', and: 'cjs' }, after: {} });
 });
 
-test('loading the package, CJS or ESM, installs no hook until withLabels is first called', async () => {
+test('loading the package, CJS or ESM, enables no hook until withLabels is first called', async () => {
   const { code, stdout, stderr } = await runNode(`
     const asyncHooks = require('node:async_hooks');
-    let created = 0;
-    const original = asyncHooks.createHook;
-    asyncHooks.createHook = (...a) => { created++; return original(...a); };
+    const v8 = require('node:v8');
+    let enabled = 0;
+    const createHook = asyncHooks.createHook;
+    asyncHooks.createHook = (...a) => {
+      const hook = createHook(...a);
+      const enable = hook.enable.bind(hook);
+      hook.enable = () => { enabled++; return enable(); };
+      return hook;
+    };
+    const promiseHook = v8.promiseHooks.createHook;
+    v8.promiseHooks.createHook = (...a) => { enabled++; return promiseHook(...a); };
     const cl = require('customlabels');
     import('customlabels').then(() => {
-      const before = created;
+      const before = enabled;
       cl.withLabels({ a: '1' }, () => {});
-      process.stdout.write(JSON.stringify({ before, after: created > before }));
+      process.stdout.write(JSON.stringify({ before, after: enabled > before }));
     });
   `);
   expect(stderr).toBe('');
