@@ -106,8 +106,9 @@ TEST(LabelSetBuilder, KeepsArbitraryBytesIncludingNul) {
   const std::string value("\0\xff\xfe\x01", 4);
   LabelSetBuilder b;
   b.Reset(nullptr);
+  const std::string other("k\0other", 7);  // views must outlive WriteTo()
   b.Set(key, value);
-  b.Set(std::string("k\0other", 7), "x");
+  b.Set(other, "x");
   auto out = Write(b);
   ASSERT_EQ(out.set->count, 2u);
   EXPECT_EQ(out.set->storage[0].key.len, 4u);
