@@ -17,11 +17,14 @@ const { createSwitcher } = require('./switcher');
 const INTERNED = 2048;
 const INTERN_MAX_CHARS = 256;
 // Interning pays only when sets repeat: every INTERN_WINDOW lookups, a hit
-// rate under INTERN_MIN_HITS turns it off for INTERN_PAUSE calls (labels
-// such as request ids never repeat).
+// rate under INTERN_MIN_HITS turns it off for a pause that starts at
+// INTERN_PAUSE calls and doubles with every further window that misses, up
+// to INTERN_PAUSE_MAX (labels such as request ids never repeat; a window
+// that hits resets the pause).
 const INTERN_WINDOW = 1024;
 const INTERN_MIN_HITS = 0.25;
 const INTERN_PAUSE = 16384;
+const INTERN_PAUSE_MAX = 262144;
 
 // Label sets are written into slabs: ArrayBuffers of SLAB bytes shared by
 // consecutive sets, so that building one costs no allocation. A larger set
@@ -99,6 +102,7 @@ function createApi(binding) {
   let lookups = 0;
   let hits = 0;
   let paused = 0;
+  let nextPause = INTERN_PAUSE;
   function lookupInterned(parent, updates) {
     path = null;
     if (paused > 0) {
@@ -107,7 +111,12 @@ function createApi(binding) {
     }
     if (!updates.primitive || updates.count === 0) return undefined;
     if (++lookups === INTERN_WINDOW) {
-      if (hits < INTERN_WINDOW * INTERN_MIN_HITS) paused = INTERN_PAUSE;
+      if (hits < INTERN_WINDOW * INTERN_MIN_HITS) {
+        paused = nextPause;
+        nextPause = Math.min(nextPause * 2, INTERN_PAUSE_MAX);
+      } else {
+        nextPause = INTERN_PAUSE;
+      }
       lookups = 0;
       hits = 0;
     }

@@ -177,3 +177,38 @@ test('the published set is compact, with unique keys', () => {
     }),
   );
 });
+
+test('repeated labels reuse one set per parent, also after a phase of never-repeating labels', () => {
+  const customers = ['acme', 'globex', 'initech', 'umbrella'];
+  const routes = ['/a', '/b'];
+  // Nested scopes whose labels repeat: 2 parents x 4 customers x 2 shapes.
+  const repeating = (calls) => {
+    const addresses = new Set();
+    for (let i = 0; i < calls; i++) {
+      const route = routes[i & 1];
+      const customer = customers[(i >> 1) & 3];
+      const n = i % 3 === 0 ? undefined : 'x';
+      withLabels({ route }, () =>
+        withLabels({ customer, n }, () => {
+          expect(currentLabels()).toEqual(n === undefined ? { route, customer } : { route, customer, n });
+          addresses.add(binding.currentSetAddress());
+        }),
+      );
+    }
+    return addresses.size;
+  };
+  expect(repeating(2000)).toBeLessThanOrEqual(16);
+  // Labels that never repeat, such as request ids.
+  for (let i = 0; i < 40000; i++) {
+    withLabels({ route: routes[i & 1], request: `r${i}` }, () => {
+      if (i % 97 === 0) expect(currentLabels()).toEqual({ route: routes[i & 1], request: `r${i}` });
+    });
+  }
+  // Repeating again: right at once, and one set per label combination again
+  // after a while.
+  let reusedAfter = -1;
+  for (let round = 0; round < 400 && reusedAfter < 0; round++) {
+    if (repeating(1024) <= 16) reusedAfter = round;
+  }
+  expect(reusedAfter).toBeGreaterThanOrEqual(0);
+});
