@@ -28,7 +28,7 @@
             "-ftls-model=global-dynamic",
             "-isystem", "<!(node -p \"require('path').dirname(require.resolve('node-addon-api/package.json'))\")"
           ],
-          "ldflags": ["-Wl,-z,now", "-Wl,--version-script=<(module_root_dir)/src/binding/exports.map"],
+          "ldflags": ["-Wl,-z,now", "-Wl,-z,nodelete", "-Wl,--version-script=<(module_root_dir)/src/binding/exports.map"],
           "conditions": [
             ["target_arch=='x64'", {"cflags_cc": ["-mtls-dialect=gnu2"]}],
             ["target_arch=='arm64'", {"cflags_cc": ["-mtls-dialect=desc"]}],

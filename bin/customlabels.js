@@ -4,7 +4,7 @@
 // `npx customlabels inspect|sample|check ...`: runs the native reader built
 // by `npm install` (build/Release/customlabels-reader).
 
-const { spawnSync } = require('node:child_process');
+const { spawn } = require('node:child_process');
 const fs = require('node:fs');
 const path = require('node:path');
 const { isSupportedPlatform } = require('../lib/binding');
@@ -25,21 +25,29 @@ function main() {
         ? 'customlabels: the reader is not built; run `npm rebuild customlabels`\n'
         : `customlabels: the reader needs Linux on x86-64 or aarch64 (this is ${process.platform}/${process.arch})\n`,
     );
-    return 2;
+    process.exitCode = 2;
+    return;
   }
-  // SIGINT/SIGTERM reach the reader too (same process group); it stops
-  // sampling, detaches and prints what it has.
-  for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, () => {});
-  const result = spawnSync(reader, process.argv.slice(2), { stdio: 'inherit' });
-  if (result.error) {
-    process.stderr.write(`customlabels: ${result.error.message}\n`);
-    return 2;
-  }
-  if (result.signal) {
-    process.kill(process.pid, result.signal);
-    return 1;
-  }
-  return result.status;
+  const child = spawn(reader, process.argv.slice(2), { stdio: 'inherit' });
+  // SIGINT/SIGTERM sent to this wrapper alone (or to the whole process
+  // group) reach the reader, which stops sampling, detaches and prints what
+  // it has; the wrapper then exits as the reader did.
+  const forward = (sig) => {
+    if (child.exitCode === null && child.signalCode === null) child.kill(sig);
+  };
+  for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(sig, forward);
+  child.on('error', (err) => {
+    process.stderr.write(`customlabels: ${err.message}\n`);
+    process.exitCode = 2;
+  });
+  child.on('exit', (code, signal) => {
+    if (signal) {
+      process.removeAllListeners(signal);
+      process.kill(process.pid, signal);
+      return;
+    }
+    process.exitCode = code;
+  });
 }
 
-process.exitCode = main();
+main();

@@ -33,8 +33,8 @@ const SLAB = 4096;
 
 // A published, immutable label set: the slab that holds it at `offset` (V8
 // frees a slab once no set in it is reachable; the installed set is always
-// reachable from the publisher) and its address as the bits of a double,
-// ready for the TLS slot.
+// reachable from the publisher) and its address as a BigInt, ready for the
+// TLS slot.
 let nextSetId = 1;
 
 class LabelSet {
@@ -50,15 +50,18 @@ class LabelSet {
 function createPublisher(binding) {
   const view = binding.tlsSlot();
   if (view !== null) {
-    // The thread's `custom_labels_current_set` itself, viewed as one float64:
-    // storing an element is one aligned 8-byte store in every V8 tier.
-    const slot = new Float64Array(view);
+    // The thread's `custom_labels_current_set` itself, viewed as one uint64:
+    // storing an element is one aligned 8-byte integer store in every V8
+    // tier. (Not a Float64Array: an address is a subnormal double, which a
+    // thread running with denormals-are-zero, as -ffast-math code sets up,
+    // would turn into 0.)
+    const slot = new BigUint64Array(view);
     return {
       current: null,
       viaTypedArray: true,
       install(set) {
         this.current = set;
-        slot[0] = set === null ? 0 : set.address;
+        slot[0] = set === null ? 0n : set.address;
       },
     };
   }
@@ -189,12 +192,14 @@ function createApi(binding) {
       if (encoder.nextOffset() === DID_NOT_FIT) {
         const err = new RangeError(`Expected a label set below 4 GiB but it needs ${needed} bytes`);
         err.code = 'ERR_CUSTOMLABELS_TOO_LARGE';
+        encoder.shrink();
         throw err;
       }
     }
     if (target === slab) slabOffset = encoder.nextOffset();
     const address = encoder.address();
-    return address === 0 ? null : new LabelSet(target, offset, address);
+    encoder.shrink();
+    return address === 0n ? null : new LabelSet(target, offset, address);
   }
 
   function read(labels) {

@@ -9,6 +9,26 @@ const { types } = require('node:util');
 const errors = require('./errors');
 
 const REMOVE = 0xffffffff;
+
+// Intrinsic getters: a value's own or inherited `byteLength` can be
+// redefined by user code, so lengths are read through these (which run no
+// user code and cannot be lied to).
+const TypedArray = Object.getPrototypeOf(Uint8Array);
+const byteLengthOf = Function.prototype.call.bind(
+  Object.getOwnPropertyDescriptor(TypedArray.prototype, 'byteLength').get,
+);
+const bufferOf = Function.prototype.call.bind(Object.getOwnPropertyDescriptor(TypedArray.prototype, 'buffer').get);
+
+// A detached buffer has no bytes to publish (its byteLength reads 0).
+function isDetached(u8) {
+  if (byteLengthOf(u8) !== 0) return false;
+  try {
+    new Uint8Array(bufferOf(u8)); // eslint-disable-line no-new
+    return false;
+  } catch {
+    return true;
+  }
+}
 const HEADER = 16; // scratch[0..16): results written by native build()
 
 // What one withLabels call asks for: parallel arrays of keys and values
@@ -48,6 +68,7 @@ class Updates {
         if (value === null) {
           v = null;
         } else if (types.isUint8Array(value)) {
+          if (isDetached(value)) throw errors.invalidValue(key, value);
           v = value;
           this.primitive = false;
         } else {
@@ -94,7 +115,21 @@ function readLabels(labels, updates = new Updates()) {
     Map.prototype.forEach.call(labels, (value, key) => updates.add(key, value));
     return updates;
   }
-  if (types.isWeakMap(labels) || types.isSet(labels) || types.isWeakSet(labels) || types.isPromise(labels)) {
+  // Objects whose meaning is not their own properties (a Date, a boxed
+  // string's indexes, a typed array's elements, a Set's entries) are not
+  // label objects; class instances and objects of other realms are.
+  if (
+    types.isWeakMap(labels) ||
+    types.isSet(labels) ||
+    types.isWeakSet(labels) ||
+    types.isPromise(labels) ||
+    types.isDate(labels) ||
+    types.isRegExp(labels) ||
+    types.isBoxedPrimitive(labels) ||
+    types.isAnyArrayBuffer(labels) ||
+    ArrayBuffer.isView(labels) ||
+    types.isNativeError(labels)
+  ) {
     throw errors.invalidLabels(labels);
   }
   const keys = Object.keys(labels);
@@ -104,16 +139,24 @@ function readLabels(labels, updates = new Updates()) {
 
 // Writes Updates into a growable scratch ArrayBuffer in the layout the
 // native build() reads: [16-byte results][u32 keyLen, u32 valueLen]*n[bytes].
+const SCRATCH = 4096;
+const SCRATCH_KEPT = 65536;
+
 class Encoder {
-  constructor(size = 4096) {
+  constructor(size = SCRATCH) {
     this.allocate(size);
+  }
+
+  // After an unusually large set: give the grown buffer back to the GC.
+  shrink() {
+    if (this.scratch.byteLength > SCRATCH_KEPT) this.allocate(SCRATCH);
   }
 
   allocate(size) {
     this.scratch = new ArrayBuffer(size);
     this.u8 = new Uint8Array(this.scratch);
     this.u32 = new Uint32Array(this.scratch);
-    this.f64 = new Float64Array(this.scratch, 0, 1);
+    this.u64 = new BigUint64Array(this.scratch, 0, 1);
     this.buffer = Buffer.from(this.scratch);
   }
 
@@ -146,9 +189,9 @@ class Encoder {
         valueLen = this.writeString(value, offset);
         offset += valueLen;
       } else {
-        valueLen = value.byteLength;
+        valueLen = byteLengthOf(value);
         if (offset + valueLen > limit) return -1;
-        u8.set(value, offset);
+        if (valueLen !== 0) u8.set(value, offset);
         offset += valueLen;
       }
       u32[4 + 2 * i] = keyLen;
@@ -172,11 +215,11 @@ class Encoder {
     return this.buffer.write(s, offset);
   }
 
-  // Results of native build(): the set's address as double bits (0: no
+  // Results of native build(): the set's address as a BigInt (0n: no
   // labels left), the next free slab offset (0xffffffff: did not fit) and
   // the bytes the set needs.
   address() {
-    return this.f64[0];
+    return this.u64[0];
   }
 
   nextOffset() {

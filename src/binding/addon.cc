@@ -116,7 +116,7 @@ Napi::Value Addon::Build(const Napi::CallbackInfo& info) {
       offset += value_len;
     }
   }
-  // Result: [0..8) the set's address as double bits (0: no labels left),
+  // Result: [0..8) the set's address, a uint64 (0: no labels left),
   // [8..12) the slab offset after it, or kRemove if it does not fit,
   // [12..16) the bytes it needs.
   uint64_t bits = 0;
@@ -131,10 +131,6 @@ Napi::Value Addon::Build(const Napi::CallbackInfo& info) {
           static_cast<unsigned char*>(slab.data) + slab_offset, size);
       if (set == nullptr) throw Napi::Error::New(env, "misaligned slab");
       bits = reinterpret_cast<uintptr_t>(set);
-      // lib/ stores the address into the TLS slot as a Float64Array
-      // element; user-space addresses are below 2^52, so the double is a
-      // subnormal (never a NaN V8 could canonicalize) and keeps its bits.
-      if ((bits >> 52) != 0) throw Napi::Error::New(env, "address above 2^52");
       next = static_cast<uint32_t>((slab_offset + size + 7) & ~size_t{7});
     }
   }

@@ -61,14 +61,14 @@ std::optional<AbiTarget> LocateAbi(pid_t pid, Failure* failure) {
              " has not loaded customlabels.node (no mapping matches libcustomlabels.*\\.so$|customlabels\\.node$)");
     return std::nullopt;
   }
-  t.path = module->path;
+  t.path = module->deleted ? module->path + " (deleted)" : module->path;
   // The mapped file itself, even if the path was since replaced or deleted.
   char range[64];
   std::snprintf(range, sizeof(range), "%llx-%llx", static_cast<unsigned long long>(module->start),
                 static_cast<unsigned long long>(module->end));
   std::optional<ElfFile> elf =
       ElfFile::Open("/proc/" + std::to_string(pid) + "/map_files/" + range, &error);
-  if (!elf) elf = ElfFile::Open(module->path, &error);
+  if (!elf && !module->deleted) elf = ElfFile::Open(module->path, &error);
   if (!elf) {
     Fail(failure, kUnreadable, error);
     return std::nullopt;

@@ -277,7 +277,7 @@ int Sample(const Options& o, pid_t pid) {
         continue;
       }
       const ThreadRead r = ReadThread(*t, tid, th.stopper.get());
-      th.stopper->Resume();
+      th.stopper->Detach();  // attached only while read: signals flow freely
       if (!r.ok) continue;
       std::vector<Label> labels = o.parca ? ParcaView(r.slots) : AbiView(r.slots);
       Row row;

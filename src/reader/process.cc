@@ -36,6 +36,12 @@ std::vector<Mapping> ReadMappings(pid_t pid, std::string* error) {
     m.offset = std::stoull(offset, nullptr, 16);
     m.perms = perms;
     std::getline(fields >> std::ws, m.path);
+    static const std::string kDeleted = " (deleted)";
+    if (m.path.size() > kDeleted.size() &&
+        m.path.compare(m.path.size() - kDeleted.size(), kDeleted.size(), kDeleted) == 0) {
+      m.path.resize(m.path.size() - kDeleted.size());
+      m.deleted = true;
+    }
     out.push_back(std::move(m));
   }
   return out;
@@ -113,12 +119,6 @@ bool ThreadStopper::Stop() {
       return Fail("PTRACE_CONT");
     }
   }
-}
-
-void ThreadStopper::Resume() {
-  if (!stopped_) return;
-  stopped_ = false;
-  ptrace(PTRACE_CONT, tid_, nullptr, nullptr);
 }
 
 bool ThreadStopper::ThreadPointer(uint64_t* out) {

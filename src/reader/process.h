@@ -14,7 +14,8 @@ namespace customlabels::reader {
 struct Mapping {
   uint64_t start = 0, end = 0, offset = 0;
   std::string perms;
-  std::string path;
+  std::string path;      // without the kernel's " (deleted)" suffix
+  bool deleted = false;  // the file was removed or replaced since mapped
 };
 
 // Mappings of `pid` from /proc/PID/maps; empty with `error` set on failure.
@@ -44,10 +45,11 @@ class ThreadStopper final {
   // Attaches (once) and stops the thread. Returns false if the thread is
   // gone or cannot be traced; `error()` says why (errno text).
   bool Stop();
-  // Lets the stopped thread run on (stays attached).
-  void Resume();
   // Reads the stopped thread's thread pointer (fs_base / TPIDR_EL0).
   bool ThreadPointer(uint64_t* out);
+  // Lets the thread run on and releases it: a thread left attached between
+  // samples would sit in a signal-delivery stop, frozen, whenever a signal
+  // arrives until the reader waits for it again.
   void Detach();
   const std::string& error() const { return error_; }
   int error_number() const { return errno_; }

@@ -84,6 +84,36 @@ describe('custom_labels_current_set at run time', () => {
     }
   });
 
+  test('stays loaded (DF_1_NODELETE): a process whose workers load it over and over keeps static TLS', async () => {
+    // Each dlopen() of a library with TLS after its dlclose() takes fresh
+    // bytes of glibc's small static TLS surplus; were the addon unloaded
+    // when its last worker exits, after some dozens of cycles it would fall
+    // back to dynamic TLS, which readers assuming static TLS cannot see.
+    expect(readelf('-d')).toMatch(/FLAGS_1.*NODELETE/);
+    const { code, stdout, stderr } = await runNode(
+      `const { Worker } = require('node:worker_threads');
+       const src = 'const i = require(' + JSON.stringify(${JSON.stringify(addonPath)}) + ').tlsInfo();' +
+         "require('node:worker_threads').parentPort.postMessage({ s: i.staticTls, a: String(i.argument) })";
+       (async () => {
+         const seen = new Set();
+         for (let i = 0; i < 80; i++) {
+           const m = await new Promise((resolve, reject) => {
+             const w = new Worker(src, { eval: true });
+             w.once('message', resolve);
+             w.once('error', reject);
+           });
+           await new Promise((r) => setTimeout(r, 5));
+           if (!m.s) { process.stdout.write('dynamic TLS at cycle ' + i); return; }
+           seen.add(m.a);
+         }
+         process.stdout.write('static, ' + seen.size + ' offset(s)');
+       })();`,
+    );
+    expect(stderr).toBe('');
+    expect(code).toBe(0);
+    expect(stdout).toBe('static, 1 offset(s)');
+  }, 60000);
+
   test('a process that loads the addon late (after many modules) still gets static TLS', async () => {
     const { code, stdout, stderr } = await runNode(
       `for (const m of ['http','https','zlib','crypto','worker_threads','vm','repl']) require(m);

@@ -4,8 +4,12 @@
 // decodes what custom_labels_current_set points to, so every assertion here
 // is about what an external reader sees.
 
+const { execFileSync } = require('node:child_process');
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
 const { withLabels, currentLabels, supported } = require('../..');
-const { addonPath } = require('./helpers');
+const { addonPath, runNode } = require('./helpers');
 
 const binding = require(addonPath);
 
@@ -211,4 +215,32 @@ test('repeated labels reuse one set per parent, also after a phase of never-repe
     if (repeating(1024) <= 16) reusedAfter = round;
   }
   expect(reusedAfter).toBeGreaterThanOrEqual(0);
+});
+
+// -ffast-math code (loaded as any shared library) sets denormals-are-zero and
+// flush-to-zero for the thread. An address read as a double is a subnormal,
+// so a switch that passed addresses through doubles would publish NULL.
+const testX64 = process.arch === 'x64' ? test : test.skip;
+testX64('labels stay right in a thread running with denormals-are-zero and flush-to-zero', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'customlabels-daz-'));
+  const lib = path.join(dir, 'daz.so');
+  execFileSync('g++', ['-shared', '-fPIC', '-O2', '-x', 'c++', '-', '-o', lib], {
+    input: '#include <xmmintrin.h>\n__attribute__((constructor)) static void daz() { _mm_setcsr(_mm_getcsr() | 0x8040); }\n',
+  });
+  const { code, stdout, stderr } = await runNode(
+    `const { withLabels, currentLabels } = require('.');
+     let wrong = 0;
+     for (let i = 0; i < 20000; i++) {
+       if (withLabels({ i: String(i % 100) }, currentLabels).i !== String(i % 100)) wrong++;
+     }
+     withLabels({ a: '1' }, async () => {
+       await null;
+       console.log(JSON.stringify({ wrong, afterAwait: currentLabels() }));
+     });`,
+    { env: { LD_PRELOAD: lib } },
+  );
+  fs.rmSync(dir, { recursive: true, force: true });
+  expect(stderr).toBe('');
+  expect(code).toBe(0);
+  expect(JSON.parse(stdout)).toEqual({ wrong: 0, afterAwait: { a: '1' } });
 });

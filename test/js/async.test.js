@@ -4,7 +4,7 @@
 // scopes its async context was created in (AsyncLocalStorage semantics),
 // and none where there are none.
 
-const { AsyncResource } = require('node:async_hooks');
+const { AsyncLocalStorage, AsyncResource } = require('node:async_hooks');
 const { EventEmitter, EventEmitterAsyncResource, once } = require('node:events');
 const fs = require('node:fs');
 const http = require('node:http');
@@ -358,6 +358,15 @@ describe('events and async resources', () => {
     const seen = withLabels(B, () => [bound('arg'), currentLabels()]);
     expect(seen).toEqual([['arg', { scope: 'A' }, { scope: 'A', n: '1' }], { scope: 'B' }]);
     expect(bound('again')[1]).toEqual({ scope: 'A' });
+  });
+
+  test('AsyncLocalStorage.bind and AsyncLocalStorage.snapshot run with the labels they captured', () => {
+    const snapshot = withLabels(A, () => AsyncLocalStorage.snapshot());
+    const bound = withLabels({ bound: 'yes' }, () => AsyncLocalStorage.bind(() => currentLabels()));
+    const seen = withLabels(B, () => [snapshot(() => currentLabels()), bound(), currentLabels()]);
+    expect(seen).toEqual([{ scope: 'A' }, { bound: 'yes' }, { scope: 'B' }]);
+    expect(bound()).toEqual({ bound: 'yes' });
+    expect(currentLabels()).toEqual({});
   });
 
   test('an exception thrown inside runInAsyncScope restores the caller labels', () => {

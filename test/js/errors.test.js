@@ -4,7 +4,7 @@
 // expected and received; the labels are untouched afterwards.
 
 const { withLabels, currentLabels } = require('../..');
-const { tick } = require('./helpers');
+const { tick, runNode } = require('./helpers');
 
 const expectTypeError = (fn, code, pattern) => {
   let caught;
@@ -38,6 +38,21 @@ const cases = [
   ['symbol value', () => withLabels({ a: Symbol('x') }, () => {}), 'ERR_CUSTOMLABELS_INVALID_VALUE', /Symbol\(x\)/],
   ['Uint16Array value', () => withLabels({ a: new Uint16Array(2) }, () => {}), 'ERR_CUSTOMLABELS_INVALID_VALUE', /Uint16Array/],
   ['boxed string value', () => withLabels({ a: new String('x') }, () => {}), 'ERR_CUSTOMLABELS_INVALID_VALUE', /an instance of String/],
+  ['labels is a Date', () => withLabels(new Date(0), () => {}), 'ERR_CUSTOMLABELS_INVALID_LABELS', /an instance of Date/],
+  ['labels is a boxed string', () => withLabels(new String('ab'), () => {}), 'ERR_CUSTOMLABELS_INVALID_LABELS', /an instance of String/],
+  ['labels is a typed array', () => withLabels(new Uint8Array([1]), () => {}), 'ERR_CUSTOMLABELS_INVALID_LABELS', /an instance of Uint8Array/],
+  ['labels is an ArrayBuffer', () => withLabels(new ArrayBuffer(1), () => {}), 'ERR_CUSTOMLABELS_INVALID_LABELS', /an instance of ArrayBuffer/],
+  ['labels is an Error', () => withLabels(new Error('x'), () => {}), 'ERR_CUSTOMLABELS_INVALID_LABELS', /an instance of Error/],
+  [
+    'detached buffer value',
+    () => {
+      const bytes = new Uint8Array(4);
+      structuredClone(bytes.buffer, { transfer: [bytes.buffer] });
+      return withLabels({ a: bytes }, () => {});
+    },
+    'ERR_CUSTOMLABELS_INVALID_VALUE',
+    /for the value of label "a" but received an instance of Uint8Array/,
+  ],
   ['Proxy value', () => withLabels({ a: new Proxy({}, {}) }, () => {}), 'ERR_CUSTOMLABELS_INVALID_VALUE', /a Proxy/],
 ];
 
@@ -134,6 +149,41 @@ test('a fn that throws a non-Error value restores labels and rethrows it', () =>
     expect(caught).toBe('plain string');
     expect(currentLabels()).toEqual({ a: '1' });
   });
+});
+
+test('a byte value whose byteLength is redefined publishes its real bytes and runs no user code', () => {
+  const bytes = Buffer.from('0123456789');
+  let calls = 0;
+  for (const lie of [1, 2 ** 32 - 1, -1]) {
+    Object.defineProperty(bytes, 'byteLength', {
+      configurable: true,
+      get() {
+        calls++;
+        withLabels({ inner: 'x' }, () => {});
+        return lie;
+      },
+    });
+    expect(withLabels({ a: bytes, b: 'after' }, currentLabels)).toEqual({ a: '0123456789', b: 'after' });
+  }
+  expect(calls).toBe(0);
+  expect(currentLabels()).toEqual({});
+});
+
+test('a very large label does not keep its scratch memory once published', async () => {
+  const { code, stdout, stderr } = await runNode(
+    `const { withLabels } = require('.');
+     const buffers = () => { global.gc(); global.gc(); return process.memoryUsage().arrayBuffers; };
+     withLabels({ warm: 'up' }, () => {});
+     const before = buffers();
+     withLabels({ big: 'x'.repeat(16 * 1024 * 1024) }, () => {});
+     process.stdout.write(String((buffers() - before) / 1048576));`,
+    { args: ['--expose-gc'] },
+  );
+  expect(stderr).toBe('');
+  expect(code).toBe(0);
+  // The 16 MiB set itself is freed with its scope; the encoder's grown
+  // scratch buffer (32+ MiB) is given back too.
+  expect(Number(stdout)).toBeLessThan(2);
 });
 
 test('huge values and many labels neither crash nor hang', () => {

@@ -171,6 +171,29 @@ describe('inspect', () => {
     }
   });
 
+  test('an addon file deleted or replaced since it was loaded (npm rebuild) is still read', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'customlabels-deleted-'));
+    const copy = path.join(dir, 'customlabels.node');
+    fs.copyFileSync(addonPath, copy);
+    const child = await startBlocked(`
+      const fs = require('node:fs');
+      const { createApi } = require(${JSON.stringify(path.join(root, 'lib', 'api.js'))});
+      const { withLabels } = createApi(require(${JSON.stringify(copy)}));
+      fs.unlinkSync(${JSON.stringify(copy)});
+      withLabels({ build: 'old' }, () => { fs.writeSync(1, 'ready\\n'); fs.readSync(0, Buffer.alloc(1), 0, 1, null); });
+    `);
+    try {
+      const { code, stdout, stderr } = await runReader(['inspect', String(child.pid)]);
+      expect(stderr).toBe('');
+      expect(code).toBe(0);
+      expect(stdout).toContain(`process ${child.pid}: ${copy} (deleted) (ABI v1, static TLS`);
+      expect(stdout).toMatch(new RegExp(`\\n  ${child.pid}\\s+\\S+\\s+build=old\\n`));
+    } finally {
+      await stop(child);
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   test('bytes that are not UTF-8 survive the JSON output (surrogateescape)', async () => {
     const child = await startBlocked(
       blockAfter(`withLabels({ raw: Buffer.from([0xff, 0x41, 0xc3]), 'clé': 'välue\\n"q"' }, block);`),
@@ -391,6 +414,48 @@ describe('sample', () => {
     expect(r.stdout).toMatch(/^sampled process \d+ for 1\.\d s at 100 Hz: \d+ on-CPU samples/);
     const rows = r.stdout.split('\n').filter((l) => /^\s+\d+\.\d%/.test(l));
     expect(rows[0]).toContain('tenant=c route=/three');
+  });
+
+  test('signals reach the target while it is sampled: no thread waits for the reader', async () => {
+    // The target spins in a labelled timer every 20 ms and reports the
+    // longest gap between two ticks; signals arrive all through the sample.
+    const target = await startBlocked(`
+      const { withLabels } = require(${JSON.stringify(root)});
+      let signals = 0, last = Date.now(), gap = 0;
+      process.on('SIGUSR2', () => signals++);
+      setInterval(() => withLabels({ spin: 'yes' }, () => {
+        const now = Date.now(); gap = Math.max(gap, now - last); last = now;
+        while (Date.now() < now + 15);
+      }), 20);
+      process.stdin.once('data', () => { console.log(JSON.stringify({ signals, gap })); process.exit(0); });
+      setTimeout(() => console.log('ready'), 200);
+    `);
+    const lines = readline.createInterface({ input: target.stdout });
+    const sampling = runReader(['sample', String(target.pid), '--hz', '200', '--duration', '2s', '--json']);
+    const kicks = setInterval(() => process.kill(target.pid, 'SIGUSR2'), 150);
+    const r = await sampling;
+    clearInterval(kicks);
+    const report = new Promise((resolve) => lines.once('line', (l) => resolve(JSON.parse(l))));
+    target.stdin.write('\n');
+    const { signals, gap } = await report;
+    expect(r.code).toBe(0);
+    expect(jsonLines(r.stdout).some((row) => row.tid === target.pid && row.labels && row.labels.spin === 'yes')).toBe(true);
+    expect(signals).toBeGreaterThan(5);
+    expect(gap).toBeLessThan(500); // held until the end of the sample, it would be ~2 s
+  });
+
+  test('SIGTERM to the `customlabels` command ends a sample early with what it has', async () => {
+    const started = Date.now();
+    const wrapper = spawn(process.execPath, [binPath, 'sample', String(child.pid), '--duration', '20s', '--by', 'tenant']);
+    let out = '';
+    wrapper.stdout.on('data', (d) => (out += d));
+    await new Promise((r) => setTimeout(r, 700));
+    wrapper.kill('SIGTERM');
+    const code = await new Promise((r) => wrapper.once('exit', r));
+    expect(Date.now() - started).toBeLessThan(10000);
+    expect(code).toBe(0);
+    expect(out).toMatch(/^sampled process \d+ for 0\.\d s at 99 Hz/);
+    expect(out).toContain('tenant');
   });
 
   test('a reader killed mid-sample never leaves the target stopped', async () => {
