@@ -3,8 +3,8 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-#include <cstdint>
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <string_view>
 
@@ -43,15 +43,13 @@ uint32_t Uint32Arg(napi_env env, napi_value v) {
 }
 
 // The set at (slab, offset), validated; null for a null slab.
-const custom_labels_labelset_t* SetArg(napi_env env, napi_value slab,
-                                       napi_value offset_value) {
+const custom_labels_labelset_t* SetArg(napi_env env, napi_value slab, napi_value offset_value) {
   const Bytes b = BufferArg(env, slab, "label set");
   if (b.data == nullptr) return nullptr;
   const uint32_t offset = Uint32Arg(env, offset_value);
   const custom_labels_labelset_t* set =
       offset <= b.size ? core::LabelSetLayout::Validate(
-                             static_cast<unsigned char*>(b.data) + offset,
-                             b.size - offset)
+                             static_cast<unsigned char*>(b.data) + offset, b.size - offset)
                        : nullptr;
   if (set == nullptr) {
     throw Napi::TypeError::New(env, "not a customlabels label set");
@@ -62,17 +60,15 @@ const custom_labels_labelset_t* SetArg(napi_env env, napi_value slab,
 }  // namespace
 
 Addon::Addon(Napi::Env env, Napi::Object exports) {
-  DefineAddon(
-      exports,
-      {
-          InstanceMethod("build", &Addon::Build),
-          InstanceMethod("setCurrent", &Addon::SetCurrent),
-          InstanceMethod("tlsSlot", &Addon::TlsSlot),
-          InstanceMethod("currentLabels", &Addon::CurrentLabels),
-          InstanceMethod("currentSetAddress", &Addon::CurrentSetAddress),
-          InstanceMethod("tlsInfo", &Addon::TlsInfo),
-          InstanceMethod("peekWord", &Addon::PeekWord),
-      });
+  DefineAddon(exports, {
+                           InstanceMethod("build", &Addon::Build),
+                           InstanceMethod("setCurrent", &Addon::SetCurrent),
+                           InstanceMethod("tlsSlot", &Addon::TlsSlot),
+                           InstanceMethod("currentLabels", &Addon::CurrentLabels),
+                           InstanceMethod("currentSetAddress", &Addon::CurrentSetAddress),
+                           InstanceMethod("tlsInfo", &Addon::TlsInfo),
+                           InstanceMethod("peekWord", &Addon::PeekWord),
+                       });
   // Runs on this environment's thread before V8 frees the ArrayBuffers that
   // hold its label sets (worker exit or termination included), so no reader
   // can follow the pointer into freed memory.
@@ -93,8 +89,7 @@ Napi::Value Addon::Build(const Napi::CallbackInfo& info) {
   const uint32_t slab_offset = Uint32Arg(env, info[5]);
   auto* base = static_cast<unsigned char*>(scratch.data);
   // Lengths at [16, 16 + 8n), bytes after them; everything bounds-checked.
-  if (base == nullptr || scratch.size < kHeader ||
-      (scratch.size - kHeader) / 8 < n) {
+  if (base == nullptr || scratch.size < kHeader || (scratch.size - kHeader) / 8 < n) {
     throw Napi::RangeError::New(env, "scratch too small");
   }
   size_t offset = kHeader + size_t{n} * 8;
@@ -103,8 +98,7 @@ Napi::Value Addon::Build(const Napi::CallbackInfo& info) {
     uint32_t lens[2];
     std::memcpy(lens, base + kHeader + size_t{i} * 8, sizeof(lens));
     const size_t value_len = lens[1] == kRemove ? 0 : lens[1];
-    if (lens[0] > scratch.size - offset ||
-        value_len > scratch.size - offset - lens[0]) {
+    if (lens[0] > scratch.size - offset || value_len > scratch.size - offset - lens[0]) {
       throw Napi::RangeError::New(env, "scratch overflow");
     }
     const std::string_view key(reinterpret_cast<char*>(base + offset), lens[0]);
@@ -123,12 +117,12 @@ Napi::Value Addon::Build(const Napi::CallbackInfo& info) {
   uint32_t next = slab_offset;
   const size_t size = builder_.count() == 0 ? 0 : builder_.RequiredBytes();
   if (size != 0) {
-    if (slab.data == nullptr || slab_offset % 8 != 0 ||
-        slab_offset > slab.size || size > slab.size - slab_offset) {
+    if (slab.data == nullptr || slab_offset % 8 != 0 || slab_offset > slab.size ||
+        size > slab.size - slab_offset) {
       next = kRemove;
     } else {
-      const custom_labels_labelset_t* set = builder_.WriteTo(
-          static_cast<unsigned char*>(slab.data) + slab_offset, size);
+      const custom_labels_labelset_t* set =
+          builder_.WriteTo(static_cast<unsigned char*>(slab.data) + slab_offset, size);
       if (set == nullptr) throw Napi::Error::New(env, "misaligned slab");
       bits = reinterpret_cast<uintptr_t>(set);
       next = static_cast<uint32_t>((slab_offset + size + 7) & ~size_t{7});
@@ -147,8 +141,8 @@ Napi::Value Addon::SetCurrent(const Napi::CallbackInfo& info) {
 
 Napi::Value Addon::TlsSlot(const Napi::CallbackInfo& info) {
   napi_value ab = nullptr;
-  const napi_status status = napi_create_external_arraybuffer(
-      info.Env(), core::CurrentSlot(), sizeof(void*), nullptr, nullptr, &ab);
+  const napi_status status = napi_create_external_arraybuffer(info.Env(), core::CurrentSlot(),
+                                                              sizeof(void*), nullptr, nullptr, &ab);
   if (status != napi_ok) {
     // napi_no_external_buffers_allowed (V8 sandbox): lib/ falls back to
     // setCurrent(). Drop the pending exception some versions leave.
@@ -167,26 +161,22 @@ Napi::Value Addon::CurrentLabels(const Napi::CallbackInfo& info) {
     napi_property_descriptor d{};
     d.name = Napi::String::New(env, key.data(), key.size());
     d.value = Napi::String::New(env, value.data(), value.size());
-    d.attributes = static_cast<napi_property_attributes>(
-        napi_writable | napi_enumerable | napi_configurable);
-    NAPI_THROW_IF_FAILED(env, napi_define_properties(env, out, 1, &d),
-                         Napi::Value());
+    d.attributes =
+        static_cast<napi_property_attributes>(napi_writable | napi_enumerable | napi_configurable);
+    NAPI_THROW_IF_FAILED(env, napi_define_properties(env, out, 1, &d), Napi::Value());
   }
   return out;
 }
 
 Napi::Value Addon::CurrentSetAddress(const Napi::CallbackInfo& info) {
-  return Napi::BigInt::New(
-      info.Env(),
-      static_cast<uint64_t>(reinterpret_cast<uintptr_t>(core::LoadCurrent())));
+  return Napi::BigInt::New(info.Env(),
+                           static_cast<uint64_t>(reinterpret_cast<uintptr_t>(core::LoadCurrent())));
 }
 
 Napi::Value Addon::TlsInfo(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   const core::TlsDescriptorInfo t = core::InspectTlsDescriptor();
-  auto big = [&env](uintptr_t v) {
-    return Napi::BigInt::New(env, static_cast<uint64_t>(v));
-  };
+  auto big = [&env](uintptr_t v) { return Napi::BigInt::New(env, static_cast<uint64_t>(v)); };
   Napi::Object out = Napi::Object::New(env);
   out.Set("found", t.found);
   out.Set("staticTls", t.static_tls);
@@ -205,11 +195,9 @@ Napi::Value Addon::PeekWord(const Napi::CallbackInfo& info) {
   const uint64_t address = info[0].As<Napi::BigInt>().Uint64Value(&lossless);
   uint64_t word = 0;
   iovec local{&word, sizeof(word)};
-  iovec remote{reinterpret_cast<void*>(static_cast<uintptr_t>(address)),
-               sizeof(word)};
+  iovec remote{reinterpret_cast<void*>(static_cast<uintptr_t>(address)), sizeof(word)};
   if (!lossless ||
-      process_vm_readv(getpid(), &local, 1, &remote, 1, 0) !=
-          static_cast<ssize_t>(sizeof(word))) {
+      process_vm_readv(getpid(), &local, 1, &remote, 1, 0) != static_cast<ssize_t>(sizeof(word))) {
     return info.Env().Null();
   }
   return Napi::BigInt::New(info.Env(), word);

@@ -4,8 +4,7 @@
 
 extern "C" {
 __attribute__((used)) const uint32_t custom_labels_abi_version = 1;
-__attribute__((used)) __thread const custom_labels_labelset_t*
-    custom_labels_current_set = nullptr;
+__attribute__((used)) __thread const custom_labels_labelset_t* custom_labels_current_set = nullptr;
 }
 
 namespace customlabels::core {
@@ -26,8 +25,6 @@ const custom_labels_labelset_t* LoadCurrent() noexcept {
   return __atomic_load_n(&custom_labels_current_set, __ATOMIC_RELAXED);
 }
 
-const custom_labels_labelset_t** CurrentSlot() noexcept {
-  return &custom_labels_current_set;
-}
+const custom_labels_labelset_t** CurrentSlot() noexcept { return &custom_labels_current_set; }
 
 }  // namespace customlabels::core

@@ -33,8 +33,7 @@ CUSTOMLABELS_EXPORT extern const uint32_t custom_labels_abi_version;
 // The label set active on the calling thread, or NULL. The only thread-local
 // variable of the whole addon, so its PT_TLS block stays one pointer and
 // glibc serves it from static TLS even though the addon is dlopen()ed.
-CUSTOMLABELS_EXPORT extern __thread const custom_labels_labelset_t*
-    custom_labels_current_set;
+CUSTOMLABELS_EXPORT extern __thread const custom_labels_labelset_t* custom_labels_current_set;
 
 }  // extern "C"
 

@@ -18,8 +18,7 @@ std::string_view View(const custom_labels_string_t& s) {
 
 bool InBuffer(uintptr_t base, size_t size, const custom_labels_string_t& s) {
   const auto p = reinterpret_cast<uintptr_t>(s.buf);
-  return s.buf != nullptr && p >= base && p - base <= size &&
-         s.len <= size - (p - base);
+  return s.buf != nullptr && p >= base && p - base <= size && s.len <= size - (p - base);
 }
 
 }  // namespace
@@ -76,25 +75,20 @@ void LabelSetBuilder::Remove(std::string_view key) {
 }
 
 size_t LabelSetBuilder::RequiredBytes() const {
-  size_t bytes = LabelSetLayout::kLabelsOffset +
-                 live_ * sizeof(custom_labels_label_t);
+  size_t bytes = LabelSetLayout::kLabelsOffset + live_ * sizeof(custom_labels_label_t);
   for (const Entry& e : entries_) {
     if (e.live) bytes += e.key.size() + e.value.size();
   }
   return bytes;
 }
 
-custom_labels_labelset_t* LabelSetBuilder::WriteTo(void* buffer,
-                                                   size_t size) const {
-  if (buffer == nullptr || reinterpret_cast<uintptr_t>(buffer) % 8 != 0 ||
-      size < RequiredBytes()) {
+custom_labels_labelset_t* LabelSetBuilder::WriteTo(void* buffer, size_t size) const {
+  if (buffer == nullptr || reinterpret_cast<uintptr_t>(buffer) % 8 != 0 || size < RequiredBytes()) {
     return nullptr;
   }
   auto* base = static_cast<unsigned char*>(buffer);
-  auto* labels = reinterpret_cast<custom_labels_label_t*>(
-      base + LabelSetLayout::kLabelsOffset);
-  unsigned char* bytes =
-      base + LabelSetLayout::kLabelsOffset + live_ * sizeof(*labels);
+  auto* labels = reinterpret_cast<custom_labels_label_t*>(base + LabelSetLayout::kLabelsOffset);
+  unsigned char* bytes = base + LabelSetLayout::kLabelsOffset + live_ * sizeof(*labels);
   // Empty keys and values still get a non-null pointer into the buffer.
   auto copy = [&bytes](std::string_view s) {
     custom_labels_string_t out{s.size(), bytes};
@@ -118,19 +112,16 @@ custom_labels_labelset_t* LabelSetBuilder::WriteTo(void* buffer,
   return header;
 }
 
-const custom_labels_labelset_t* LabelSetLayout::Validate(const void* buffer,
-                                                         size_t size) {
+const custom_labels_labelset_t* LabelSetLayout::Validate(const void* buffer, size_t size) {
   const auto base = reinterpret_cast<uintptr_t>(buffer);
   if (buffer == nullptr || base % 8 != 0 || size < kLabelsOffset) {
     return nullptr;
   }
   unsigned long long magic = 0;
-  std::memcpy(&magic, static_cast<const unsigned char*>(buffer) +
-                          sizeof(custom_labels_labelset_t),
+  std::memcpy(&magic, static_cast<const unsigned char*>(buffer) + sizeof(custom_labels_labelset_t),
               sizeof(magic));
   const auto* set = static_cast<const custom_labels_labelset_t*>(buffer);
-  if (magic != kMagic ||
-      reinterpret_cast<uintptr_t>(set->storage) != base + kLabelsOffset ||
+  if (magic != kMagic || reinterpret_cast<uintptr_t>(set->storage) != base + kLabelsOffset ||
       set->count != set->capacity ||
       set->count > (size - kLabelsOffset) / sizeof(custom_labels_label_t)) {
     return nullptr;

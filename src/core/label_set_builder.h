@@ -70,8 +70,7 @@ struct LabelSetLayout final {
 
   // Returns the set at the start of `buffer` if it is a well-formed set
   // written by LabelSetBuilder whose pointers all stay inside the buffer.
-  static const custom_labels_labelset_t* Validate(const void* buffer,
-                                                  size_t size);
+  static const custom_labels_labelset_t* Validate(const void* buffer, size_t size);
 };
 
 // A label set as an external reader sees it: labels with a null key are

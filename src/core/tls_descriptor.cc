@@ -38,24 +38,34 @@ bool Contains(const dl_phdr_info* mod, uintptr_t address) {
 
 // glibc rewrites some d_ptr entries to absolute addresses when it loads a
 // module; others stay relative to the load base.
-uintptr_t Absolute(uintptr_t base, uintptr_t value) {
-  return value >= base ? value : base + value;
-}
+uintptr_t Absolute(uintptr_t base, uintptr_t value) { return value >= base ? value : base + value; }
 
-void ScanRelocations(const dl_phdr_info* mod, const ElfW(Dyn) * dynamic,
-                     TlsDescriptorInfo* info) {
+void ScanRelocations(const dl_phdr_info* mod, const ElfW(Dyn) * dynamic, TlsDescriptorInfo* info) {
   const uintptr_t base = mod->dlpi_addr;
   uintptr_t symtab = 0, strtab = 0, rela = 0, jmprel = 0;
   size_t relasz = 0, pltrelsz = 0;
   for (const ElfW(Dyn)* d = dynamic; d->d_tag != DT_NULL; ++d) {
     switch (d->d_tag) {
-      case DT_SYMTAB: symtab = Absolute(base, d->d_un.d_ptr); break;
-      case DT_STRTAB: strtab = Absolute(base, d->d_un.d_ptr); break;
-      case DT_RELA: rela = Absolute(base, d->d_un.d_ptr); break;
-      case DT_RELASZ: relasz = d->d_un.d_val; break;
-      case DT_JMPREL: jmprel = Absolute(base, d->d_un.d_ptr); break;
-      case DT_PLTRELSZ: pltrelsz = d->d_un.d_val; break;
-      default: break;
+      case DT_SYMTAB:
+        symtab = Absolute(base, d->d_un.d_ptr);
+        break;
+      case DT_STRTAB:
+        strtab = Absolute(base, d->d_un.d_ptr);
+        break;
+      case DT_RELA:
+        rela = Absolute(base, d->d_un.d_ptr);
+        break;
+      case DT_RELASZ:
+        relasz = d->d_un.d_val;
+        break;
+      case DT_JMPREL:
+        jmprel = Absolute(base, d->d_un.d_ptr);
+        break;
+      case DT_PLTRELSZ:
+        pltrelsz = d->d_un.d_val;
+        break;
+      default:
+        break;
     }
   }
   if (symtab == 0 || strtab == 0) return;
@@ -65,8 +75,7 @@ void ScanRelocations(const dl_phdr_info* mod, const ElfW(Dyn) * dynamic,
     const size_t n = table[0] == 0 ? 0 : table[1] / sizeof(ElfW(Rela));
     for (size_t i = 0; i < n; ++i) {
       if (ELF64_R_TYPE(r[i].r_info) != kTlsDescType) continue;
-      const auto* sym =
-          reinterpret_cast<const ElfW(Sym)*>(symtab) + ELF64_R_SYM(r[i].r_info);
+      const auto* sym = reinterpret_cast<const ElfW(Sym)*>(symtab) + ELF64_R_SYM(r[i].r_info);
       const char* name = reinterpret_cast<const char*>(strtab) + sym->st_name;
       if (std::strcmp(name, kSymbol) != 0) continue;
       const auto* desc = reinterpret_cast<const uintptr_t*>(base + r[i].r_offset);
@@ -87,8 +96,7 @@ int Visit(dl_phdr_info* mod, size_t, void* data) {
   for (int i = 0; i < mod->dlpi_phnum; ++i) {
     if (mod->dlpi_phdr[i].p_type != PT_DYNAMIC) continue;
     ScanRelocations(mod,
-                    reinterpret_cast<const ElfW(Dyn)*>(
-                        mod->dlpi_addr + mod->dlpi_phdr[i].p_vaddr),
+                    reinterpret_cast<const ElfW(Dyn)*>(mod->dlpi_addr + mod->dlpi_phdr[i].p_vaddr),
                     search->info);
   }
   return 1;
@@ -112,8 +120,7 @@ TlsDescriptorInfo InspectTlsDescriptor() {
   dl_iterate_phdr(Visit, &search);
   info.thread_pointer = ThreadPointer();
   info.variable_address = reinterpret_cast<uintptr_t>(CurrentSlot());
-  info.static_tls =
-      info.found && info.thread_pointer + info.argument == info.variable_address;
+  info.static_tls = info.found && info.thread_pointer + info.argument == info.variable_address;
   return info;
 }
 

@@ -1,18 +1,18 @@
 #include "abi_reader.h"
 
 #include <elf.h>
+#include <sys/stat.h>
 
 #include <cerrno>
 #include <cstring>
 #include <regex>
-#include <sys/stat.h>
 
 namespace customlabels::reader {
 
 namespace {
 
-constexpr uint64_t kMaxCount = 1u << 20;        // labels in one set
-constexpr uint64_t kMaxString = 256ull << 20;   // bytes of one key or value
+constexpr uint64_t kMaxCount = 1u << 20;       // labels in one set
+constexpr uint64_t kMaxString = 256ull << 20;  // bytes of one key or value
 constexpr int64_t kStaticWindow = int64_t{1} << 24;
 
 const std::regex& AddonName() {
@@ -58,7 +58,8 @@ std::optional<AbiTarget> LocateAbi(pid_t pid, Failure* failure) {
   if (module == nullptr) {
     Fail(failure, kNotLoaded,
          "process " + std::to_string(pid) +
-             " has not loaded customlabels.node (no mapping matches libcustomlabels.*\\.so$|customlabels\\.node$)");
+             " has not loaded customlabels.node (no mapping matches "
+             "libcustomlabels.*\\.so$|customlabels\\.node$)");
     return std::nullopt;
   }
   t.path = module->deleted ? module->path + " (deleted)" : module->path;
@@ -88,18 +89,21 @@ std::optional<AbiTarget> LocateAbi(pid_t pid, Failure* failure) {
   }
   if (!ReadValue(pid, t.base + version->value, &t.version)) {
     Fail(failure, errno == EPERM ? kNotPermitted : kUnreadable,
-         "cannot read custom_labels_abi_version in process memory: " + std::string(std::strerror(errno)));
+         "cannot read custom_labels_abi_version in process memory: " +
+             std::string(std::strerror(errno)));
     return std::nullopt;
   }
   if (t.version != 1) {
     Fail(failure, kAbiMismatch,
-         "ABI version mismatch: custom_labels_abi_version is " + std::to_string(t.version) + ", this reader reads 1");
+         "ABI version mismatch: custom_labels_abi_version is " + std::to_string(t.version) +
+             ", this reader reads 1");
     return std::nullopt;
   }
   const ElfRelocation* desc = elf->FindTlsDescriptor("custom_labels_current_set");
   if (desc == nullptr) {
     Fail(failure, kAbiMismatch,
-         t.path + ": no " + std::string(MachineName(t.machine)) + " TLSDESC relocation names custom_labels_current_set");
+         t.path + ": no " + std::string(MachineName(t.machine)) +
+             " TLSDESC relocation names custom_labels_current_set");
     return std::nullopt;
   }
   t.descriptor_address = t.base + desc->offset;
@@ -119,7 +123,9 @@ std::optional<AbiTarget> LocateAbi(pid_t pid, Failure* failure) {
   if (!t.static_tls) {
     uint64_t arg[2];
     if (!ReadMemory(pid, t.argument, arg, sizeof(arg)) || arg[0] == 0 || arg[0] > (1u << 20)) {
-      Fail(failure, kUnreadable, "TLS descriptor argument " + Hex(t.argument) + " is neither a static offset nor dynamic TLS data");
+      Fail(failure, kUnreadable,
+           "TLS descriptor argument " + Hex(t.argument) +
+               " is neither a static offset nor dynamic TLS data");
       return std::nullopt;
     }
     t.dyn_module = arg[0];
@@ -184,7 +190,8 @@ ThreadRead ReadThread(const AbiTarget& t, pid_t tid, ThreadStopper* stopper) {
     Slot s;
     const uint64_t* l = &raw[i * 4];  // key.len, key.buf, value.len, value.buf
     s.key_null = l[1] == 0;
-    if (!s.key_null && (!read_string(l[0], l[1], &s.key) || l[3] == 0 || !read_string(l[2], l[3], &s.value))) {
+    if (!s.key_null &&
+        (!read_string(l[0], l[1], &s.key) || l[3] == 0 || !read_string(l[2], l[3], &s.value))) {
       r.ok = false;
       r.error = "cannot read label " + std::to_string(i);
       return r;
@@ -209,7 +216,8 @@ std::vector<Label> ParcaView(const std::vector<Slot>& slots) {
   std::vector<Label> out;
   for (size_t i = 0; i < slots.size() && i < ParcaLimits::kSlots; ++i) {
     if (slots[i].key_null) continue;
-    Label l{slots[i].key.substr(0, ParcaLimits::kKey), slots[i].value.substr(0, ParcaLimits::kValue)};
+    Label l{slots[i].key.substr(0, ParcaLimits::kKey),
+            slots[i].value.substr(0, ParcaLimits::kValue)};
     bool replaced = false;
     for (Label& existing : out) {
       if (existing.key == l.key) {
@@ -235,8 +243,8 @@ std::vector<std::string> ParcaNotes(const std::vector<Slot>& slots) {
                       std::to_string(s.key.size()) + ")");
     }
     if (s.value.size() > ParcaLimits::kValue) {
-      notes.push_back("value of \"" + s.key.substr(0, ParcaLimits::kKey) + "\" is cut to 53 bytes (" +
-                      std::to_string(s.value.size()) + ")");
+      notes.push_back("value of \"" + s.key.substr(0, ParcaLimits::kKey) +
+                      "\" is cut to 53 bytes (" + std::to_string(s.value.size()) + ")");
     }
   }
   return notes;

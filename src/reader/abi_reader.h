@@ -20,7 +20,7 @@ namespace customlabels::reader {
 // Exit codes of the CLI, also used as error kinds.
 enum Exit : int {
   kOk = 0,
-  kProblems = 1,       // `check` found ABI problems
+  kProblems = 1,  // `check` found ABI problems
   kUsage = 2,
   kNoProcess = 3,
   kNotPermitted = 4,
@@ -56,7 +56,7 @@ struct AbiTarget {
 std::optional<AbiTarget> LocateAbi(pid_t pid, Failure* failure);
 
 struct ThreadRead {
-  bool ok = false;            // false: the thread is gone or unreadable
+  bool ok = false;  // false: the thread is gone or unreadable
   std::string error;
   uint64_t thread_pointer = 0;
   uint64_t slot_address = 0;  // 0 if the dynamic TLS block is not allocated

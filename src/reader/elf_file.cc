@@ -29,17 +29,23 @@ std::string CString(const std::vector<uint8_t>& data, uint64_t offset, uint64_t 
 
 uint32_t TlsDescriptorType(uint16_t machine) {
   switch (machine) {
-    case EM_X86_64: return R_X86_64_TLSDESC;
-    case EM_AARCH64: return R_AARCH64_TLSDESC;
-    default: return 0xffffffffu;
+    case EM_X86_64:
+      return R_X86_64_TLSDESC;
+    case EM_AARCH64:
+      return R_AARCH64_TLSDESC;
+    default:
+      return 0xffffffffu;
   }
 }
 
 const char* MachineName(uint16_t machine) {
   switch (machine) {
-    case EM_X86_64: return "x86-64";
-    case EM_AARCH64: return "aarch64";
-    default: return "unsupported";
+    case EM_X86_64:
+      return "x86-64";
+    case EM_AARCH64:
+      return "aarch64";
+    default:
+      return "unsupported";
   }
 }
 

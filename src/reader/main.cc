@@ -62,7 +62,8 @@ int Usage(const std::string& message) {
 }
 
 bool ParsePid(const std::string& s, pid_t* out) {
-  if (s.empty() || s.size() > 9 || s.find_first_not_of("0123456789") != std::string::npos) return false;
+  if (s.empty() || s.size() > 9 || s.find_first_not_of("0123456789") != std::string::npos)
+    return false;
   *out = std::stoi(s);
   return *out > 0;
 }
@@ -131,7 +132,8 @@ std::optional<Options> Parse(int argc, char** argv, int* exit) {
       return fail("unexpected argument '" + a + "'");
     }
   }
-  if (o.target.empty()) return fail(o.command + " needs a " + (o.command == "check" ? "file or pid" : "pid"));
+  if (o.target.empty())
+    return fail(o.command + " needs a " + (o.command == "check" ? "file or pid" : "pid"));
   if (o.command != "sample" && (o.by || o.hz != 99 || o.seconds != 10)) {
     return fail("--hz, --duration and --by are options of sample");
   }
@@ -144,7 +146,8 @@ int Report(const Failure& f) {
 }
 
 int NotPermitted(pid_t pid, const std::string& detail) {
-  return Report({kNotPermitted, "not permitted to ptrace process " + std::to_string(pid) + " (" + detail +
+  return Report({kNotPermitted, "not permitted to ptrace process " + std::to_string(pid) + " (" +
+                                    detail +
                                     "): run as root or with CAP_SYS_PTRACE, or lower "
                                     "/proc/sys/kernel/yama/ptrace_scope"});
 }
@@ -156,7 +159,8 @@ std::string TlsDescription(const AbiTarget& t) {
                   static_cast<long long>(static_cast<int64_t>(t.argument)));
   } else {
     std::snprintf(buf, sizeof(buf), "dynamic TLS (module %llu, offset 0x%llx, via the DTV)",
-                  static_cast<unsigned long long>(t.dyn_module), static_cast<unsigned long long>(t.dyn_offset));
+                  static_cast<unsigned long long>(t.dyn_module),
+                  static_cast<unsigned long long>(t.dyn_offset));
   }
   return buf;
 }
@@ -185,7 +189,8 @@ int Inspect(const Options& o, pid_t pid) {
   const std::vector<pid_t> tids = Threads(o, pid, &f);
   if (f.exit != kOk) return Report(f);
   if (!o.json) {
-    std::printf("process %d: %s (ABI v%u, %s)\n", pid, t->path.c_str(), t->version, TlsDescription(*t).c_str());
+    std::printf("process %d: %s (ABI v%u, %s)\n", pid, t->path.c_str(), t->version,
+                TlsDescription(*t).c_str());
   }
   for (pid_t tid : tids) {
     ThreadStopper stopper(tid);
@@ -201,11 +206,13 @@ int Inspect(const Options& o, pid_t pid) {
     }
     const std::vector<Label> labels = o.parca ? ParcaView(r.slots) : AbiView(r.slots);
     const std::vector<Label>* shown = r.set_address == 0 ? nullptr : &labels;
-    const std::vector<std::string> notes = o.parca ? std::vector<std::string>{} : ParcaNotes(r.slots);
+    const std::vector<std::string> notes =
+        o.parca ? std::vector<std::string>{} : ParcaNotes(r.slots);
     const std::string name = ThreadName(pid, tid);
     if (o.json) {
       std::string line = "{\"tid\":" + std::to_string(tid) + ",\"name\":" + JsonString(name) +
-                         ",\"labels\":" + JsonLabels(shown) + ",\"set\":\"" + HexAddress(r.set_address) + "\"";
+                         ",\"labels\":" + JsonLabels(shown) + ",\"set\":\"" +
+                         HexAddress(r.set_address) + "\"";
       if (!notes.empty()) {
         line += ",\"parca\":[";
         for (size_t i = 0; i < notes.size(); ++i) line += (i ? "," : "") + JsonString(notes[i]);
@@ -214,7 +221,8 @@ int Inspect(const Options& o, pid_t pid) {
       std::printf("%s}\n", line.c_str());
     } else {
       std::printf("  %-8d %-16s %s\n", tid, TextString(name).c_str(), TextLabels(shown).c_str());
-      for (const std::string& n : notes) std::printf("  %-8s %-16s ! Parca agent: %s\n", "", "", n.c_str());
+      for (const std::string& n : notes)
+        std::printf("  %-8s %-16s ! Parca agent: %s\n", "", "", n.c_str());
     }
   }
   std::fflush(stdout);
@@ -249,9 +257,11 @@ int Sample(const Options& o, pid_t pid) {
   std::map<pid_t, PerThread> threads;
   using Clock = std::chrono::steady_clock;
   const auto start = Clock::now();
-  const auto end = start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(o.seconds));
+  const auto end =
+      start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(o.seconds));
   const auto period = std::chrono::duration<double>(1.0 / o.hz);
-  std::mt19937_64 rng(static_cast<uint64_t>(getpid()) ^ static_cast<uint64_t>(start.time_since_epoch().count()));
+  std::mt19937_64 rng(static_cast<uint64_t>(getpid()) ^
+                      static_cast<uint64_t>(start.time_since_epoch().count()));
   std::uniform_real_distribution<double> jitter(0.75, 1.25);  // no aliasing with periodic work
   auto next = start;
   auto refreshed = start;
@@ -311,24 +321,28 @@ int Sample(const Options& o, pid_t pid) {
     if (th.samples != 0) ++sampled_threads;
   }
   if (!o.json) {
-    std::printf("sampled process %d for %.1f s at %g Hz: %llu on-CPU samples in %zu threads (%s)\n", pid, elapsed,
-                o.hz, static_cast<unsigned long long>(total), sampled_threads, TlsDescription(*t).c_str());
+    std::printf("sampled process %d for %.1f s at %g Hz: %llu on-CPU samples in %zu threads (%s)\n",
+                pid, elapsed, o.hz, static_cast<unsigned long long>(total), sampled_threads,
+                TlsDescription(*t).c_str());
   }
   for (auto& [tid, th] : threads) {
     if (th.samples == 0) continue;
     std::vector<const Row*> rows;
     for (const auto& [key, row] : th.rows) rows.push_back(&row);
-    std::stable_sort(rows.begin(), rows.end(), [](const Row* a, const Row* b) { return a->samples > b->samples; });
+    std::stable_sort(rows.begin(), rows.end(),
+                     [](const Row* a, const Row* b) { return a->samples > b->samples; });
     if (!o.json) {
-      std::printf("\nthread %d (%s): %llu samples\n  %7s %8s  %s\n", tid, TextString(th.name).c_str(),
-                  static_cast<unsigned long long>(th.samples), "share", "samples", o.by ? o.by->c_str() : "labels");
+      std::printf("\nthread %d (%s): %llu samples\n  %7s %8s  %s\n", tid,
+                  TextString(th.name).c_str(), static_cast<unsigned long long>(th.samples), "share",
+                  "samples", o.by ? o.by->c_str() : "labels");
     }
     for (const Row* row : rows) {
       const double share = static_cast<double>(row->samples) / static_cast<double>(th.samples);
       if (o.json) {
         std::string line = "{\"tid\":" + std::to_string(tid) + ",\"name\":" + JsonString(th.name) +
                            ",\"samples\":" + std::to_string(row->samples) +
-                           ",\"thread_samples\":" + std::to_string(th.samples) + ",\"share\":" + std::to_string(share);
+                           ",\"thread_samples\":" + std::to_string(th.samples) +
+                           ",\"share\":" + std::to_string(share);
         if (o.by) {
           line += ",\"key\":" + JsonString(*o.by) + ",\"value\":" +
                   (row->null ? std::string("null") : JsonString(row->labels[0].value));
@@ -337,9 +351,11 @@ int Sample(const Options& o, pid_t pid) {
         }
         std::printf("%s}\n", line.c_str());
       } else {
-        std::string what = o.by ? (row->null ? "(no " + TextString(*o.by) + ")" : TextString(row->labels[0].value))
-                                : (row->null ? "(no labels)" : TextLabels(&row->labels));
-        std::printf("  %6.1f%% %8llu  %s\n", share * 100, static_cast<unsigned long long>(row->samples), what.c_str());
+        std::string what =
+            o.by ? (row->null ? "(no " + TextString(*o.by) + ")" : TextString(row->labels[0].value))
+                 : (row->null ? "(no labels)" : TextLabels(&row->labels));
+        std::printf("  %6.1f%% %8llu  %s\n", share * 100,
+                    static_cast<unsigned long long>(row->samples), what.c_str());
       }
     }
   }
@@ -358,7 +374,8 @@ struct Checks {
 
 void CheckElf(const ElfFile& elf, const std::string& name, Checks* c) {
   static const std::regex re(R"(libcustomlabels.*\.so$|customlabels\.node$)");
-  c->Line(std::regex_search(name, re), "file name matches libcustomlabels.*\\.so$|customlabels\\.node$ (" + name + ")");
+  c->Line(std::regex_search(name, re),
+          "file name matches libcustomlabels.*\\.so$|customlabels\\.node$ (" + name + ")");
   c->Line(elf.machine() == EM_X86_64 || elf.machine() == EM_AARCH64,
           std::string("machine is x86-64 or aarch64 (") + MachineName(elf.machine()) + ")");
   const ElfSymbol* v = elf.FindDynamicSymbol("custom_labels_abi_version");
@@ -369,10 +386,12 @@ void CheckElf(const ElfFile& elf, const std::string& name, Checks* c) {
           ".dynsym has custom_labels_abi_version: global default-visibility OBJECT of 4 bytes" +
               std::string(v == nullptr ? " (missing: hidden or not defined?)"
                                        : " (size " + std::to_string(v->size) + ")"));
-  c->Line(readable && value == 1, "custom_labels_abi_version is 1 in the file" +
-                                      (readable ? " (" + std::to_string(value) + ")" : std::string(" (unreadable)")));
+  c->Line(readable && value == 1,
+          "custom_labels_abi_version is 1 in the file" +
+              (readable ? " (" + std::to_string(value) + ")" : std::string(" (unreadable)")));
   const ElfSymbol* s = elf.FindDynamicSymbol("custom_labels_current_set");
-  c->Line(s != nullptr && s->type == STT_TLS && s->size == 8 && s->bind == STB_GLOBAL && s->visibility == STV_DEFAULT,
+  c->Line(s != nullptr && s->type == STT_TLS && s->size == 8 && s->bind == STB_GLOBAL &&
+              s->visibility == STV_DEFAULT,
           ".dynsym has custom_labels_current_set: global default-visibility TLS symbol of 8 bytes" +
               std::string(s == nullptr ? " (missing: hidden by -fvisibility=hidden?)" : ""));
   c->Line(elf.FindTlsDescriptor("custom_labels_current_set") != nullptr,
@@ -380,9 +399,9 @@ void CheckElf(const ElfFile& elf, const std::string& name, Checks* c) {
               "_TLSDESC relocation names custom_labels_current_set (build with -mtls-dialect=" +
               (elf.machine() == EM_AARCH64 ? "desc" : "gnu2") + ")");
   const uint64_t tls = elf.tls_size().value_or(0);
-  c->Line(tls > 0 && tls <= 64,
-          "PT_TLS is " + std::to_string(tls) +
-              " bytes (keep thread-local storage to the one pointer so glibc's 512-byte surplus gives static TLS)");
+  c->Line(tls > 0 && tls <= 64, "PT_TLS is " + std::to_string(tls) +
+                                    " bytes (keep thread-local storage to the one pointer so "
+                                    "glibc's 512-byte surplus gives static TLS)");
 }
 
 int Check(const Options& o) {
@@ -394,20 +413,24 @@ int Check(const Options& o) {
     if (!elf) return Report({kUnreadable, error});
     std::printf("%s:\n", o.target.c_str());
     CheckElf(*elf, o.target, &c);
-    std::printf("%s\n", c.ok ? "the file follows the Custom Label ABI v1" : "the file does not follow the ABI");
+    std::printf("%s\n", c.ok ? "the file follows the Custom Label ABI v1"
+                             : "the file does not follow the ABI");
     return c.ok ? kOk : kProblems;
   }
   Failure f;
   const std::optional<AbiTarget> t = LocateAbi(pid, &f);
-  if (!t && (f.exit == kNoProcess || f.exit == kNotPermitted || f.exit == kNotLoaded)) return Report(f);
+  if (!t && (f.exit == kNoProcess || f.exit == kNotPermitted || f.exit == kNotLoaded))
+    return Report(f);
   std::printf("process %d:\n", pid);
   if (t) {
     std::string error;
     std::optional<ElfFile> elf = ElfFile::Open(t->path, &error);
     if (elf) CheckElf(*elf, t->path, &c);
     c.Line(true, "custom_labels_abi_version is 1 in the process");
-    c.Line(t->static_tls, "the TLS descriptor resolved to " + TlsDescription(*t) +
-                              (t->static_tls ? "" : ": readers that assume static TLS (the Parca agent) see nothing"));
+    c.Line(t->static_tls,
+           "the TLS descriptor resolved to " + TlsDescription(*t) +
+               (t->static_tls ? ""
+                              : ": readers that assume static TLS (the Parca agent) see nothing"));
     ThreadStopper main_thread(pid);
     if (!main_thread.Stop()) {
       if (main_thread.error_number() == EPERM) return NotPermitted(pid, main_thread.error());
@@ -420,7 +443,8 @@ int Check(const Options& o) {
   } else {
     c.Line(false, f.message);
   }
-  std::printf("%s\n", c.ok ? "the process exposes labels as the Custom Label ABI v1 says" : "problems found");
+  std::printf("%s\n", c.ok ? "the process exposes labels as the Custom Label ABI v1 says"
+                           : "problems found");
   return c.ok ? kOk : (t ? kProblems : f.exit);
 }
 

@@ -114,7 +114,8 @@ bool ThreadStopper::Stop() {
     }
     // A signal is being delivered: pass it on, then ask for the stop again.
     const int sig = WSTOPSIG(status);
-    if (ptrace(PTRACE_CONT, tid_, nullptr, reinterpret_cast<void*>(static_cast<intptr_t>(sig))) != 0 ||
+    if (ptrace(PTRACE_CONT, tid_, nullptr, reinterpret_cast<void*>(static_cast<intptr_t>(sig))) !=
+            0 ||
         ptrace(PTRACE_INTERRUPT, tid_, nullptr, nullptr) != 0) {
       return Fail("PTRACE_CONT");
     }

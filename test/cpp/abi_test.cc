@@ -1,5 +1,7 @@
 // The ABI as readers see it: exported symbols, static TLS in a dlopen()ed
 // module, per-thread publication, and whole sets only for a concurrent reader.
+#include "core/abi.h"
+
 #include <dlfcn.h>
 #include <gtest/gtest.h>
 #include <link.h>
@@ -8,7 +10,6 @@
 #include <cstring>
 #include <thread>
 
-#include "core/abi.h"
 #include "core/label_set_builder.h"
 #include "core/tls_descriptor.h"
 #include "test_util.h"
@@ -27,8 +28,8 @@ Probe LoadProbe() {
   Probe p;
   p.handle = dlopen(CUSTOMLABELS_PROBE_MODULE, RTLD_NOW | RTLD_LOCAL);
   if (p.handle == nullptr) return p;
-  p.inspect = reinterpret_cast<void (*)(TlsDescriptorInfo*)>(
-      dlsym(p.handle, "customlabels_probe_inspect"));
+  p.inspect =
+      reinterpret_cast<void (*)(TlsDescriptorInfo*)>(dlsym(p.handle, "customlabels_probe_inspect"));
   p.publish = reinterpret_cast<void (*)(const custom_labels_labelset_t*)>(
       dlsym(p.handle, "customlabels_probe_publish"));
   p.version = static_cast<const uint32_t*>(dlsym(p.handle, "custom_labels_abi_version"));
@@ -51,8 +52,8 @@ TEST(Abi, DlopenedModuleGetsStaticTlsThroughItsDescriptor) {
     p.inspect(&info);
     EXPECT_TRUE(info.found);
     EXPECT_TRUE(info.static_tls);
-    auto* slot = static_cast<const custom_labels_labelset_t**>(
-        dlsym(p.handle, "custom_labels_current_set"));
+    auto* slot =
+        static_cast<const custom_labels_labelset_t**>(dlsym(p.handle, "custom_labels_current_set"));
     EXPECT_EQ(reinterpret_cast<uintptr_t>(slot), info.variable_address);
     // What a static-TLS reader computes from the descriptor is this thread's slot.
     EXPECT_EQ(ThreadPointer() + info.argument, reinterpret_cast<uintptr_t>(slot));

@@ -4,13 +4,11 @@
 
 extern "C" {
 
-CUSTOMLABELS_EXPORT void customlabels_probe_inspect(
-    customlabels::core::TlsDescriptorInfo* out) {
+CUSTOMLABELS_EXPORT void customlabels_probe_inspect(customlabels::core::TlsDescriptorInfo* out) {
   *out = customlabels::core::InspectTlsDescriptor();
 }
 
-CUSTOMLABELS_EXPORT void customlabels_probe_publish(
-    const custom_labels_labelset_t* set) {
+CUSTOMLABELS_EXPORT void customlabels_probe_publish(const custom_labels_labelset_t* set) {
   customlabels::core::PublishCurrent(set);
 }
 

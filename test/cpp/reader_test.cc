@@ -15,7 +15,10 @@ TEST(Format, JsonKeepsUtf8AndEscapesInvalidBytesAsSurrogates) {
   EXPECT_EQ(JsonString("plain"), "\"plain\"");
   EXPECT_EQ(JsonString("qu\"o\\te\n\t"), "\"qu\\\"o\\\\te\\n\\t\"");
   EXPECT_EQ(JsonString("caf\xc3\xa9 \xf0\x9f\x94\x91"), "\"caf\xc3\xa9 \xf0\x9f\x94\x91\"");
-  EXPECT_EQ(JsonString(std::string("\xff" "A\xc3", 3)), "\"\\udcffA\\udcc3\"");
+  EXPECT_EQ(JsonString(std::string("\xff"
+                                   "A\xc3",
+                                   3)),
+            "\"\\udcffA\\udcc3\"");
   EXPECT_EQ(JsonString(std::string("a\0b", 3)), "\"a\\u0000b\"");
   // Overlong encodings and UTF-16 surrogates are not valid UTF-8.
   EXPECT_EQ(JsonString("\xc0\xaf"), "\"\\udcc0\\udcaf\"");
