@@ -5,7 +5,8 @@
 //
 //   npm run bench                       # Node 20 (this node) and Node 24, 5 runs
 //   npm run bench -- --runs 7 --write   # and update bench/README.md
-//   options: --runs N, --only micro|http, --node PATH (repeatable), --write
+//   options: --runs N, --only micro|http, --node PATH (repeatable), --write,
+//            --from bench/results/latest.json (re-render saved results)
 //
 // Every measurement runs in a fresh process; modes alternate within each
 // run (rotating order) so drift on a shared machine hits all modes alike.
@@ -135,15 +136,18 @@ function table(results) {
   const lines = [];
   const head = ['', ...results.map((r) => `Node ${r.node}: none / ALS / floor / labels (labels ÷ ALS)`)];
   lines.push(`| ${head.join(' | ')} |`, `|${head.map(() => '---').join('|')}|`);
-  const row = (label, get, fmt = f0) =>
+  // The bold figure is labels ÷ ALS, or labels − ALS where a ratio means
+  // nothing (RSS growth near zero).
+  const row = (label, get, fmt = f0, summary = ratio) =>
     lines.push(
       `| ${label} | ${results
         .map((r) => {
           const v = ['none', 'als', 'floor', 'labels'].map((m) => get(r, m));
-          return `${v.map(fmt).join(' / ')} (**${ratio(v[3], v[1])}**)`;
+          return `${v.map(fmt).join(' / ')} (**${summary(v[3], v[1])}**)`;
         })
         .join(' | ')} |`,
     );
+  const minusMB = (a, b) => (a === undefined || b === undefined ? '—' : `${a - b >= 0 ? '+' : '−'}${Math.abs(a - b).toFixed(1)} MB`);
   if (results[0].http.express) {
     row('Express server CPU µs/request', (r, m) => r.http.express?.[m], f1);
     row('Fastify server CPU µs/request', (r, m) => r.http.fastify?.[m], f1);
@@ -155,8 +159,8 @@ function table(results) {
     row('ns per sync scope, 3 labels, values repeating', (r, m) => r.micro[m]?.repeatNs);
     row('ns per sync scope, same frozen object', (r, m) => r.micro[m]?.frozenNs);
     row('heap+external bytes per live scope', (r, m) => r.micro[m]?.liveScopeBytes);
-    row('RSS growth, 1st million sync scopes (MB)', (r, m) => r.micro[m]?.rssFirstMB, f1);
-    row('RSS growth, 2nd million sync scopes (MB)', (r, m) => r.micro[m]?.rssSecondMB, f1);
+    row('RSS growth, 1st million sync scopes (MB; labels − ALS)', (r, m) => r.micro[m]?.rssFirstMB, f1, minusMB);
+    row('RSS growth, 2nd million sync scopes (MB; labels − ALS)', (r, m) => r.micro[m]?.rssSecondMB, f1, minusMB);
     lines.push(
       `| module loaded, never used: ns per await, per hop (÷ none) | ${results
         .map((r) => {
@@ -171,17 +175,23 @@ function table(results) {
 }
 
 (async () => {
-  const results = [];
-  for (const node of nodes) {
+  const from = opt('--from', null); // re-render a saved results file
+  const saved = from === null ? null : JSON.parse(fs.readFileSync(from, 'utf8'));
+  const results = saved === null ? [] : saved.results;
+  for (const node of saved === null ? nodes : []) {
     process.stderr.write(`benchmarking ${node}\n`);
     results.push(await benchNode(node));
   }
   const md = table(results);
-  const date = new Date().toISOString().slice(0, 10);
-  const header = `Measured ${date} on ${os.cpus()[0].model} (${cpus} CPUs), medians of ${runs} runs, \`${['node bench/run.js', ...args].join(' ')}\`.`;
+  const date = saved === null ? new Date().toISOString().slice(0, 10) : saved.date;
+  const command = saved?.command ?? ['node bench/run.js', ...args].join(' ');
+  const cpu = saved?.cpu ?? `${os.cpus()[0].model} (${cpus} CPUs)`;
+  const header = `Measured ${date} on ${cpu}, medians of ${saved?.runs ?? runs} runs, \`${command}\`.`;
   console.log(`${header}\n\n${md}`);
-  fs.mkdirSync(path.join(__dirname, 'results'), { recursive: true });
-  fs.writeFileSync(path.join(__dirname, 'results', 'latest.json'), JSON.stringify({ date, runs, results }, null, 2));
+  if (saved === null) {
+    fs.mkdirSync(path.join(__dirname, 'results'), { recursive: true });
+    fs.writeFileSync(path.join(__dirname, 'results', 'latest.json'), JSON.stringify({ date, runs, command, cpu, results }, null, 2));
+  }
   if (write) {
     const readme = path.join(__dirname, 'README.md');
     const text = fs.readFileSync(readme, 'utf8');
