@@ -6,6 +6,7 @@
 
 const { spawn } = require('node:child_process');
 const fs = require('node:fs');
+const os = require('node:os');
 const path = require('node:path');
 const { isSupportedPlatform } = require('../lib/binding');
 
@@ -42,6 +43,9 @@ function main() {
   });
   child.on('exit', (code, signal) => {
     if (signal) {
+      // Die of the same signal; where Node.js ignores it (SIGPIPE), exit
+      // with the shell's code for it.
+      process.exitCode = 128 + (os.constants.signals[signal] ?? 0);
       process.removeAllListeners(signal);
       process.kill(process.pid, signal);
       return;

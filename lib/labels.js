@@ -190,6 +190,9 @@ class Encoder {
         offset += valueLen;
       } else {
         valueLen = byteLengthOf(value);
+        // Checked again here: a getter read after this value may have
+        // detached its buffer.
+        if (valueLen === 0 && isDetached(value)) throw errors.invalidValue(key, value);
         if (offset + valueLen > limit) return -1;
         if (valueLen !== 0) u8.set(value, offset);
         offset += valueLen;

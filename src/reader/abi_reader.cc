@@ -69,7 +69,19 @@ std::optional<AbiTarget> LocateAbi(pid_t pid, Failure* failure) {
                 static_cast<unsigned long long>(module->end));
   std::optional<ElfFile> elf =
       ElfFile::Open("/proc/" + std::to_string(pid) + "/map_files/" + range, &error);
-  if (!elf && !module->deleted) elf = ElfFile::Open(module->path, &error);
+  const int map_files_errno = errno;
+  if (!elf && module->deleted) {
+    // Only /proc/PID/map_files still reaches a deleted file, and opening it
+    // takes more than CAP_SYS_PTRACE.
+    const bool denied = map_files_errno == EPERM || map_files_errno == EACCES;
+    Fail(failure, denied ? kNotPermitted : kUnreadable,
+         t.path + " was deleted or replaced since the process loaded it; " +
+             (denied ? "reading it through /proc/" + std::to_string(pid) +
+                           "/map_files needs root or CAP_SYS_ADMIN (" + error + ")"
+                     : error));
+    return std::nullopt;
+  }
+  if (!elf) elf = ElfFile::Open(module->path, &error);
   if (!elf) {
     Fail(failure, kUnreadable, error);
     return std::nullopt;

@@ -192,12 +192,18 @@ int Inspect(const Options& o, pid_t pid) {
     std::printf("process %d: %s (ABI v%u, %s)\n", pid, t->path.c_str(), t->version,
                 TlsDescription(*t).c_str());
   }
+  bool held_any = false;
   for (pid_t tid : tids) {
     ThreadStopper stopper(tid);
     if (!stopper.Stop()) {
-      if (stopper.error_number() == EPERM) return NotPermitted(pid, stopper.error());
+      // EPERM before any thread was held: not permitted. After that, it
+      // is what the kernel says for a thread that is exiting.
+      if (stopper.error_number() == EPERM && !held_any) {
+        return NotPermitted(pid, stopper.error());
+      }
       continue;  // the thread exited meanwhile
     }
+    held_any = true;
     const ThreadRead r = ReadThread(*t, tid, &stopper);
     stopper.Detach();
     if (!r.ok) {
@@ -241,6 +247,7 @@ int Sample(const Options& o, pid_t pid) {
   sa.sa_handler = [](int) { g_interrupted = true; };
   sigaction(SIGINT, &sa, nullptr);
   sigaction(SIGTERM, &sa, nullptr);
+  sigaction(SIGHUP, &sa, nullptr);
 
   struct Row {
     uint64_t samples = 0;
@@ -266,6 +273,7 @@ int Sample(const Options& o, pid_t pid) {
   auto next = start;
   auto refreshed = start;
   uint64_t rounds = 0;
+  bool held_any = false;
   while (!g_interrupted && Clock::now() < end) {
     if (!o.tid && Clock::now() - refreshed > std::chrono::milliseconds(100)) {
       tids = ListThreads(pid);
@@ -282,10 +290,15 @@ int Sample(const Options& o, pid_t pid) {
         th.name = ThreadName(pid, tid);
       }
       if (!th.stopper->Stop()) {
-        if (th.stopper->error_number() == EPERM) return NotPermitted(pid, th.stopper->error());
+        // EPERM before any thread was held: not permitted. After that, it
+        // is what the kernel says for a thread that is exiting.
+        if (th.stopper->error_number() == EPERM && !held_any) {
+          return NotPermitted(pid, th.stopper->error());
+        }
         th.gone = true;
         continue;
       }
+      held_any = true;
       const ThreadRead r = ReadThread(*t, tid, th.stopper.get());
       th.stopper->Detach();  // attached only while read: signals flow freely
       if (!r.ok) continue;

@@ -7,6 +7,7 @@
 #include <sys/uio.h>
 #include <sys/user.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -147,7 +148,16 @@ void ThreadStopper::Detach() {
   if (!attached_) return;
   // PTRACE_DETACH needs a stopped tracee; a running one is stopped first.
   if (!stopped_) Stop();
-  ptrace(PTRACE_DETACH, tid_, nullptr, nullptr);
+  if (ptrace(PTRACE_DETACH, tid_, nullptr, nullptr) != 0 && errno == ESRCH) {
+    // Killed while held (the process exited): as its tracer, reap it, or it
+    // stays a traced zombie that holds up the process's exit.
+    for (int i = 0; i < 100; ++i) {
+      int status = 0;
+      const pid_t r = waitpid(tid_, &status, __WALL | WNOHANG);
+      if (r == tid_ || (r < 0 && errno != EINTR)) break;
+      if (r == 0) usleep(1000);
+    }
+  }
   attached_ = false;
   stopped_ = false;
 }

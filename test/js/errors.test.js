@@ -53,6 +53,22 @@ const cases = [
     'ERR_CUSTOMLABELS_INVALID_VALUE',
     /for the value of label "a" but received an instance of Uint8Array/,
   ],
+  [
+    'buffer value detached by a getter read after it',
+    () => {
+      const bytes = new Uint8Array(4);
+      const labels = {
+        a: bytes,
+        get b() {
+          structuredClone(bytes.buffer, { transfer: [bytes.buffer] });
+          return 'x';
+        },
+      };
+      return withLabels(labels, () => {});
+    },
+    'ERR_CUSTOMLABELS_INVALID_VALUE',
+    /for the value of label "a" but received an instance of Uint8Array/,
+  ],
   ['Proxy value', () => withLabels({ a: new Proxy({}, {}) }, () => {}), 'ERR_CUSTOMLABELS_INVALID_VALUE', /a Proxy/],
 ];
 
