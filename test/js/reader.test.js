@@ -416,6 +416,35 @@ describe('sample', () => {
     expect(rows[0]).toContain('tenant=c route=/three');
   });
 
+  test('a thread switching sets millions of times is only ever seen with a whole set or none', async () => {
+    // Every switch is a store from JIT-compiled JS into the TLS slot; a torn
+    // 8-byte store would show as an unreadable or foreign set.
+    const target = await startBlocked(`
+      const { withLabels } = require(${JSON.stringify(root)});
+      const A = Object.freeze({ set: 'a' });
+      const B = Object.freeze({ set: 'b', inner: 'yes' });
+      const inner = () => 0;
+      const outer = () => withLabels(B, inner);
+      console.log('ready');
+      for (;;) withLabels(A, outer);
+    `);
+    try {
+      const r = await runReader(['sample', String(target.pid), '--hz', '1000', '--duration', '2s', '--json']);
+      expect(r.stderr).toBe('');
+      expect(r.code).toBe(0);
+      const rows = jsonLines(r.stdout).filter((row) => row.tid === target.pid);
+      const sorted = (labels) => (labels === null ? 'none' : JSON.stringify(Object.entries(labels).sort()));
+      const seen = rows.map((row) => sorted(row.labels));
+      const a = sorted({ set: 'a' });
+      const b = sorted({ set: 'b', inner: 'yes' });
+      expect(rows.reduce((n, row) => n + row.samples, 0)).toBeGreaterThan(500);
+      for (const s of seen) expect([a, b, 'none']).toContain(s);
+      expect(seen).toContain(b);
+    } finally {
+      target.kill('SIGKILL');
+    }
+  });
+
   test('signals reach the target while it is sampled: no thread waits for the reader', async () => {
     // The target spins in a labelled timer every 20 ms and reports the
     // longest gap between two ticks; signals arrive all through the sample.
