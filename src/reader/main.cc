@@ -145,6 +145,13 @@ int Report(const Failure& f) {
   return f.exit;
 }
 
+// Whether a failed Stop() means the reader may not trace the process. The
+// kernel also answers EPERM for a thread that is exiting, so once some
+// thread of the process was held, EPERM only means that thread is gone.
+bool DeniedTracing(const ThreadStopper& stopper, bool held_any) {
+  return stopper.error_number() == EPERM && !held_any;
+}
+
 int NotPermitted(pid_t pid, const std::string& detail) {
   return Report({kNotPermitted, "not permitted to ptrace process " + std::to_string(pid) + " (" +
                                     detail +
@@ -196,11 +203,7 @@ int Inspect(const Options& o, pid_t pid) {
   for (pid_t tid : tids) {
     ThreadStopper stopper(tid);
     if (!stopper.Stop()) {
-      // EPERM before any thread was held: not permitted. After that, it
-      // is what the kernel says for a thread that is exiting.
-      if (stopper.error_number() == EPERM && !held_any) {
-        return NotPermitted(pid, stopper.error());
-      }
+      if (DeniedTracing(stopper, held_any)) return NotPermitted(pid, stopper.error());
       continue;  // the thread exited meanwhile
     }
     held_any = true;
@@ -290,11 +293,7 @@ int Sample(const Options& o, pid_t pid) {
         th.name = ThreadName(pid, tid);
       }
       if (!th.stopper->Stop()) {
-        // EPERM before any thread was held: not permitted. After that, it
-        // is what the kernel says for a thread that is exiting.
-        if (th.stopper->error_number() == EPERM && !held_any) {
-          return NotPermitted(pid, th.stopper->error());
-        }
+        if (DeniedTracing(*th.stopper, held_any)) return NotPermitted(pid, th.stopper->error());
         th.gone = true;
         continue;
       }
