@@ -10,6 +10,7 @@
           "sources": [
             "src/core/abi.cc",
             "src/core/label_set_builder.cc",
+            "src/core/scratch_build.cc",
             "src/core/tls_descriptor.cc",
             "src/binding/addon.cc"
           ],

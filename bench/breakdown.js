@@ -5,7 +5,8 @@
 //   taskset -c 0 node bench/breakdown.js
 
 const { AsyncLocalStorage } = require('node:async_hooks');
-const { readLabels, Encoder, Updates } = require('../lib/labels');
+const { readLabels, Updates } = require('../lib/labels');
+const { Encoder } = require('../lib/encoder');
 const { loadBinding } = require('../lib/binding');
 const { withLabels } = require('..');
 

@@ -1,14 +1,13 @@
 'use strict';
 
-// Reads and validates a user's labels argument, then encodes it for the
-// native builder. Reading (which may run user getters and Proxy traps) is
-// finished before encoding starts, so re-entrant withLabels calls from a
-// getter cannot disturb the shared scratch buffer.
+// Reads and validates a user's labels argument into Updates (keys and
+// values, nothing encoded yet). Reading may run user getters and Proxy
+// traps, so it is finished before lib/encoder.js writes the shared scratch
+// buffer, and LabelReader keeps a re-entrant withLabels call (from a getter)
+// off the shared Updates.
 
 const { types } = require('node:util');
 const errors = require('./errors');
-
-const REMOVE = 0xffffffff;
 
 // Intrinsic getters: a value's own or inherited `byteLength` can be
 // redefined by user code, so lengths are read through these (which run no
@@ -29,7 +28,6 @@ function isDetached(u8) {
     return true;
   }
 }
-const HEADER = 16; // scratch[0..16): results written by native build()
 
 // What one withLabels call asks for: parallel arrays of keys and values
 // (string, Uint8Array, or null for "remove") with a count, and whether the
@@ -137,101 +135,23 @@ function readLabels(labels, updates = new Updates()) {
   return updates;
 }
 
-// Writes Updates into a growable scratch ArrayBuffer in the layout the
-// native build() reads: [16-byte results][u32 keyLen, u32 valueLen]*n[bytes].
-const SCRATCH = 4096;
-const SCRATCH_KEPT = 65536;
-
-class Encoder {
-  constructor(size = SCRATCH) {
-    this.allocate(size);
+// Reads labels into one reused Updates; a withLabels call made by a getter
+// while it is in use reads into a fresh one.
+class LabelReader {
+  constructor() {
+    this.shared = new Updates();
+    this.reading = false;
   }
 
-  // After an unusually large set: give the grown buffer back to the GC.
-  shrink() {
-    if (this.scratch.byteLength > SCRATCH_KEPT) this.allocate(SCRATCH);
-  }
-
-  allocate(size) {
-    this.scratch = new ArrayBuffer(size);
-    this.u8 = new Uint8Array(this.scratch);
-    this.u32 = new Uint32Array(this.scratch);
-    this.u64 = new BigUint64Array(this.scratch, 0, 1);
-    this.buffer = Buffer.from(this.scratch);
-  }
-
-  encode(updates) {
-    const n = updates.count;
-    for (;;) {
-      const written = this.tryEncode(updates.keys, updates.values, n);
-      if (written >= 0) return n;
-      this.allocate(this.scratch.byteLength * 2);
+  read(labels) {
+    if (this.reading) return readLabels(labels, new Updates());
+    this.reading = true;
+    try {
+      return readLabels(labels, this.shared);
+    } finally {
+      this.reading = false;
     }
-  }
-
-  // One pass; -1 if the scratch buffer may be too small (then it grows).
-  tryEncode(keys, values, n) {
-    const { u32, u8 } = this;
-    const limit = this.scratch.byteLength;
-    let offset = HEADER + n * 8;
-    if (offset > limit) return -1;
-    for (let i = 0; i < n; i++) {
-      const key = keys[i];
-      if (offset + key.length * 3 > limit) return -1;
-      const keyLen = this.writeString(key, offset);
-      offset += keyLen;
-      const value = values[i];
-      let valueLen;
-      if (value === null) {
-        valueLen = REMOVE;
-      } else if (typeof value === 'string') {
-        if (offset + value.length * 3 > limit) return -1;
-        valueLen = this.writeString(value, offset);
-        offset += valueLen;
-      } else {
-        valueLen = byteLengthOf(value);
-        // Checked again here: a getter read after this value may have
-        // detached its buffer.
-        if (valueLen === 0 && isDetached(value)) throw errors.invalidValue(key, value);
-        if (offset + valueLen > limit) return -1;
-        if (valueLen !== 0) u8.set(value, offset);
-        offset += valueLen;
-      }
-      u32[4 + 2 * i] = keyLen;
-      u32[5 + 2 * i] = valueLen;
-    }
-    return offset;
-  }
-
-  // UTF-8 of `s` at `offset` (room for 3 bytes per code unit is checked).
-  writeString(s, offset) {
-    const n = s.length;
-    if (n <= 64) {
-      const { u8 } = this;
-      for (let i = 0; i < n; i++) {
-        const c = s.charCodeAt(i);
-        if (c > 0x7f) return this.buffer.write(s, offset);
-        u8[offset + i] = c;
-      }
-      return n;
-    }
-    return this.buffer.write(s, offset);
-  }
-
-  // Results of native build(): the set's address as a BigInt (0n: no
-  // labels left), the next free slab offset (0xffffffff: did not fit) and
-  // the bytes the set needs.
-  address() {
-    return this.u64[0];
-  }
-
-  nextOffset() {
-    return this.u32[2];
-  }
-
-  needed() {
-    return this.u32[3];
   }
 }
 
-module.exports = { readLabels, isLabelsObject, Encoder, Updates, DID_NOT_FIT: REMOVE };
+module.exports = { readLabels, isLabelsObject, isDetached, byteLengthOf, Updates, LabelReader };

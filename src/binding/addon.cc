@@ -9,25 +9,21 @@
 #include <string_view>
 
 #include "../core/abi.h"
+#include "../core/scratch_build.h"
 #include "../core/tls_descriptor.h"
 
 namespace customlabels::binding {
 
 namespace {
 
-constexpr uint32_t kRemove = 0xffffffffu;
-constexpr size_t kHeader = 16;  // scratch[0..16): build() results
-
-struct Bytes {
-  void* data = nullptr;
-  size_t size = 0;
-};
-
 // Raw N-API here: build() runs once per withLabels, and node-addon-api's
 // wrappers would make several more calls per argument.
-Bytes BufferArg(napi_env env, napi_value v, const char* what) {
-  Bytes b;
-  if (napi_get_arraybuffer_info(env, v, &b.data, &b.size) == napi_ok) return b;
+core::ByteSpan BufferArg(napi_env env, napi_value v, const char* what) {
+  void* data = nullptr;
+  size_t size = 0;
+  if (napi_get_arraybuffer_info(env, v, &data, &size) == napi_ok) {
+    return {static_cast<unsigned char*>(data), size};
+  }
   napi_valuetype type = napi_undefined;
   napi_typeof(env, v, &type);
   if (type == napi_null || type == napi_undefined) return {};
@@ -40,21 +36,6 @@ uint32_t Uint32Arg(napi_env env, napi_value v) {
     throw Napi::TypeError::New(env, "expected a number");
   }
   return out;
-}
-
-// The set at (slab, offset), validated; null for a null slab.
-const custom_labels_labelset_t* SetArg(napi_env env, napi_value slab, napi_value offset_value) {
-  const Bytes b = BufferArg(env, slab, "label set");
-  if (b.data == nullptr) return nullptr;
-  const uint32_t offset = Uint32Arg(env, offset_value);
-  const custom_labels_labelset_t* set =
-      offset <= b.size ? core::LabelSetLayout::Validate(
-                             static_cast<unsigned char*>(b.data) + offset, b.size - offset)
-                       : nullptr;
-  if (set == nullptr) {
-    throw Napi::TypeError::New(env, "not a customlabels label set");
-  }
-  return set;
 }
 
 }  // namespace
@@ -82,60 +63,32 @@ void Addon::ClearCurrent(void*) { core::PublishCurrent(nullptr); }
 Napi::Value Addon::Build(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   if (info.Length() < 6) throw Napi::TypeError::New(env, "build() takes 6 arguments");
-  const custom_labels_labelset_t* parent = SetArg(env, info[0], info[1]);
-  const Bytes scratch = BufferArg(env, info[2], "scratch");
-  const uint32_t n = Uint32Arg(env, info[3]);
-  const Bytes slab = BufferArg(env, info[4], "slab");
-  const uint32_t slab_offset = Uint32Arg(env, info[5]);
-  auto* base = static_cast<unsigned char*>(scratch.data);
-  // Lengths at [16, 16 + 8n), bytes after them; everything bounds-checked.
-  if (base == nullptr || scratch.size < kHeader || (scratch.size - kHeader) / 8 < n) {
-    throw Napi::RangeError::New(env, "scratch too small");
-  }
-  size_t offset = kHeader + size_t{n} * 8;
-  builder_.Reset(parent);
-  for (uint32_t i = 0; i < n; ++i) {
-    uint32_t lens[2];
-    std::memcpy(lens, base + kHeader + size_t{i} * 8, sizeof(lens));
-    const size_t value_len = lens[1] == kRemove ? 0 : lens[1];
-    if (lens[0] > scratch.size - offset || value_len > scratch.size - offset - lens[0]) {
+  const core::BuildStatus status = core::BuildFromScratch(
+      &builder_, BufferArg(env, info[0], "label set"), Uint32Arg(env, info[1]),
+      BufferArg(env, info[2], "scratch"), Uint32Arg(env, info[3]), BufferArg(env, info[4], "slab"),
+      Uint32Arg(env, info[5]));
+  switch (status) {
+    case core::BuildStatus::kOk:
+      return env.Undefined();
+    case core::BuildStatus::kBadParent:
+      throw Napi::TypeError::New(env, "not a customlabels label set");
+    case core::BuildStatus::kScratchTooSmall:
+      throw Napi::RangeError::New(env, "scratch too small");
+    case core::BuildStatus::kScratchOverflow:
       throw Napi::RangeError::New(env, "scratch overflow");
-    }
-    const std::string_view key(reinterpret_cast<char*>(base + offset), lens[0]);
-    offset += lens[0];
-    if (lens[1] == kRemove) {
-      builder_.Remove(key);
-    } else {
-      builder_.Set(key, {reinterpret_cast<char*>(base + offset), value_len});
-      offset += value_len;
-    }
+    case core::BuildStatus::kBadSlab:
+      break;
   }
-  // Result: [0..8) the set's address, a uint64 (0: no labels left),
-  // [8..12) the slab offset after it, or kRemove if it does not fit,
-  // [12..16) the bytes it needs.
-  uint64_t bits = 0;
-  uint32_t next = slab_offset;
-  const size_t size = builder_.count() == 0 ? 0 : builder_.RequiredBytes();
-  if (size != 0) {
-    if (slab.data == nullptr || slab_offset % 8 != 0 || slab_offset > slab.size ||
-        size > slab.size - slab_offset) {
-      next = kRemove;
-    } else {
-      const custom_labels_labelset_t* set =
-          builder_.WriteTo(static_cast<unsigned char*>(slab.data) + slab_offset, size);
-      if (set == nullptr) throw Napi::Error::New(env, "misaligned slab");
-      bits = reinterpret_cast<uintptr_t>(set);
-      next = static_cast<uint32_t>((slab_offset + size + 7) & ~size_t{7});
-    }
-  }
-  const uint32_t out[2] = {next, static_cast<uint32_t>(std::min<size_t>(size, kRemove))};
-  std::memcpy(base, &bits, sizeof(bits));
-  std::memcpy(base + 8, out, sizeof(out));
-  return env.Undefined();
+  throw Napi::RangeError::New(env, "slab offset misaligned or overlapping its inputs");
 }
 
 Napi::Value Addon::SetCurrent(const Napi::CallbackInfo& info) {
-  core::PublishCurrent(SetArg(info.Env(), info[0], info[1]));
+  Napi::Env env = info.Env();
+  bool valid = false;
+  const custom_labels_labelset_t* set =
+      core::SetAt(BufferArg(env, info[0], "label set"), Uint32Arg(env, info[1]), &valid);
+  if (!valid) throw Napi::TypeError::New(env, "not a customlabels label set");
+  core::PublishCurrent(set);
   return info.Env().Undefined();
 }
 

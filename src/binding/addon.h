@@ -18,10 +18,9 @@ class Addon final : public Napi::Addon<Addon> {
 
  private:
   // build(parentSlab: ArrayBuffer | null, parentOffset, scratch, n,
-  //       slab: ArrayBuffer, offset): merges n updates read from scratch
-  //   over the parent set and writes the new set into slab at offset.
-  //   Results go to scratch: the set's address as the bits of a double,
-  //   the next free slab offset (0xffffffff: did not fit), bytes needed.
+  //       slab: ArrayBuffer, offset): core::BuildFromScratch. The scratch
+  //   layout and results are defined in lib/protocol.js, mirrored in
+  //   src/core/scratch_protocol.h.
   Napi::Value Build(const Napi::CallbackInfo& info);
   // setCurrent(slab: ArrayBuffer | null, offset): publishes through a
   //   native call.

@@ -1,0 +1,20 @@
+'use strict';
+
+// A published, immutable label set: the slab that holds it at `offset` (V8
+// frees a slab once no set in it is reachable; the installed set is always
+// reachable from the publisher) and its address as a BigInt, ready for the
+// TLS slot.
+
+let nextSetId = 1;
+
+class LabelSet {
+  constructor(slab, offset, address) {
+    this.id = nextSetId++; // key of its children in the intern table
+    this.slab = slab;
+    this.offset = offset;
+    this.address = address;
+    this.children = undefined; // frozen labels object -> LabelSet | null (lib/frozen-cache.js)
+  }
+}
+
+module.exports = { LabelSet };

@@ -1,0 +1,43 @@
+'use strict';
+
+// The scratch protocol between lib/ and the native build() call, defined
+// here once for JS and mirrored in src/core/scratch_protocol.h (a Jest test,
+// test/js/protocol.test.js, checks that both say the same).
+//
+// build(parentSlab, parentOffset, scratch, n, slab, slabOffset) reads n
+// updates from `scratch` and writes the merged set into `slab`:
+//
+//   scratch[0..8)    out: the new set's address, a uint64 (0: no labels left)
+//   scratch[8..12)   out: the slab offset after the set (8-aligned), or
+//                    DID_NOT_FIT if the set does not fit in the slab
+//   scratch[12..16)  out: the bytes the set needs (NEEDED_SATURATED: 4 GiB
+//                    or more)
+//   scratch[16..16+8n)  in: per update, uint32 key length, uint32 value
+//                    length (VALUE_REMOVED: remove the key; no value bytes)
+//   then          in: key bytes, value bytes, update after update
+//
+// Integers are in the machine's byte order (both sides run in one process).
+
+const HEADER_BYTES = 16;
+const ADDRESS_OFFSET = 0;
+const NEXT_OFFSET_OFFSET = 8;
+const NEEDED_OFFSET = 12;
+const ENTRY_BYTES = 8;
+
+// Value length of an update that removes its key.
+const VALUE_REMOVED = 0xffffffff;
+// Next slab offset when the set does not fit (nothing was written).
+const DID_NOT_FIT = 0xffffffff;
+// Bytes needed when a set needs 4 GiB or more.
+const NEEDED_SATURATED = 0xffffffff;
+
+module.exports = Object.freeze({
+  HEADER_BYTES,
+  ADDRESS_OFFSET,
+  NEXT_OFFSET_OFFSET,
+  NEEDED_OFFSET,
+  ENTRY_BYTES,
+  VALUE_REMOVED,
+  DID_NOT_FIT,
+  NEEDED_SATURATED,
+});

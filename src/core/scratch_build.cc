@@ -1,0 +1,111 @@
+#include "scratch_build.h"
+
+#include <algorithm>
+#include <cstring>
+#include <string_view>
+
+#include "scratch_protocol.h"
+
+namespace customlabels::core {
+
+namespace {
+
+uintptr_t Address(const void* p) { return reinterpret_cast<uintptr_t>(p); }
+
+// [begin, end) of every byte a set written by LabelSetBuilder occupies.
+struct Extent {
+  uintptr_t begin = 0, end = 0;
+};
+
+Extent ExtentOf(const custom_labels_labelset_t* set) {
+  Extent e{Address(set), Address(set) + LabelSetLayout::kLabelsOffset};
+  e.end = std::max(e.end, Address(set->storage) + set->count * sizeof(custom_labels_label_t));
+  for (size_t i = 0; i < set->count; ++i) {
+    const custom_labels_label_t& l = set->storage[i];
+    e.end = std::max({e.end, Address(l.key.buf) + l.key.len, Address(l.value.buf) + l.value.len});
+  }
+  return e;
+}
+
+bool Overlaps(uintptr_t a, size_t a_size, uintptr_t b, size_t b_size) {
+  return a_size != 0 && b_size != 0 && a < b + b_size && b < a + a_size;
+}
+
+void WriteResults(ByteSpan scratch, uint64_t address, uint32_t next, size_t needed) {
+  const uint32_t needed32 =
+      static_cast<uint32_t>(std::min<size_t>(needed, scratch::kNeededSaturated));
+  std::memcpy(scratch.data + scratch::kAddressOffset, &address, sizeof(address));
+  std::memcpy(scratch.data + scratch::kNextOffsetOffset, &next, sizeof(next));
+  std::memcpy(scratch.data + scratch::kNeededOffset, &needed32, sizeof(needed32));
+}
+
+}  // namespace
+
+const custom_labels_labelset_t* SetAt(ByteSpan slab, uint32_t offset, bool* valid) {
+  *valid = true;
+  if (slab.data == nullptr) return nullptr;
+  const custom_labels_labelset_t* set =
+      offset <= slab.size ? LabelSetLayout::Validate(slab.data + offset, slab.size - offset)
+                          : nullptr;
+  *valid = set != nullptr;
+  return set;
+}
+
+BuildStatus BuildFromScratch(LabelSetBuilder* builder, ByteSpan parent_slab, uint32_t parent_offset,
+                             ByteSpan scratch, uint32_t n, ByteSpan slab, uint32_t slab_offset) {
+  bool parent_valid = false;
+  const custom_labels_labelset_t* parent = SetAt(parent_slab, parent_offset, &parent_valid);
+  if (!parent_valid) return BuildStatus::kBadParent;
+  unsigned char* const base = scratch.data;
+  if (base == nullptr || scratch.size < scratch::kHeaderBytes ||
+      (scratch.size - scratch::kHeaderBytes) / scratch::kEntryBytes < n) {
+    return BuildStatus::kScratchTooSmall;
+  }
+  size_t offset = scratch::kHeaderBytes + size_t{n} * scratch::kEntryBytes;
+  builder->Reset(parent);
+  for (uint32_t i = 0; i < n; ++i) {
+    uint32_t lens[2];
+    std::memcpy(lens, base + scratch::kHeaderBytes + size_t{i} * scratch::kEntryBytes,
+                sizeof(lens));
+    const bool remove = lens[1] == scratch::kValueRemoved;
+    const size_t value_len = remove ? 0 : lens[1];
+    if (lens[0] > scratch.size - offset || value_len > scratch.size - offset - lens[0]) {
+      return BuildStatus::kScratchOverflow;
+    }
+    const std::string_view key(reinterpret_cast<const char*>(base + offset), lens[0]);
+    offset += lens[0];
+    if (remove) {
+      builder->Remove(key);
+    } else {
+      builder->Set(key, {reinterpret_cast<const char*>(base + offset), value_len});
+      offset += value_len;
+    }
+  }
+  const size_t size = builder->count() == 0 ? 0 : builder->RequiredBytes();
+  if (size == 0) {
+    WriteResults(scratch, 0, slab_offset, 0);
+    return BuildStatus::kOk;
+  }
+  // The next offset must stay below kDidNotFit: (end + 7) & ~7 <= 0xfffffff8.
+  constexpr size_t kMaxEnd = size_t{scratch::kDidNotFit} & ~size_t{7};
+  if (slab.data == nullptr || slab_offset > slab.size || size > slab.size - slab_offset ||
+      size > kMaxEnd - std::min<size_t>(slab_offset, kMaxEnd)) {
+    WriteResults(scratch, 0, scratch::kDidNotFit, size);
+    return BuildStatus::kOk;
+  }
+  unsigned char* const target = slab.data + slab_offset;
+  // The builder holds views into the scratch buffer and the parent set while
+  // it writes: the range written must overlap neither.
+  const Extent p = parent == nullptr ? Extent{} : ExtentOf(parent);
+  if (Address(target) % 8 != 0 || Overlaps(Address(target), size, Address(base), scratch.size) ||
+      Overlaps(Address(target), size, p.begin, p.end - p.begin)) {
+    return BuildStatus::kBadSlab;
+  }
+  const custom_labels_labelset_t* set = builder->WriteTo(target, size);
+  if (set == nullptr) return BuildStatus::kBadSlab;
+  const auto next = static_cast<uint32_t>((size_t{slab_offset} + size + 7) & ~size_t{7});
+  WriteResults(scratch, Address(set), next, size);
+  return BuildStatus::kOk;
+}
+
+}  // namespace customlabels::core

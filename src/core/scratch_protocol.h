@@ -1,0 +1,42 @@
+// The scratch protocol between lib/ and the native build() call. Defined in
+// lib/protocol.js and mirrored here; test/js/protocol.test.js checks that the
+// two agree, and the static_asserts below that the layout is consistent.
+//
+//   scratch[0..8)    out: the new set's address, a uint64 (0: no labels left)
+//   scratch[8..12)   out: the slab offset after the set (8-aligned), or
+//                    kDidNotFit if the set does not fit in the slab
+//   scratch[12..16)  out: the bytes the set needs (kNeededSaturated: 4 GiB or
+//                    more)
+//   scratch[16..16+8n)  in: per update, uint32 key length, uint32 value length
+//                    (kValueRemoved: remove the key; no value bytes follow)
+//   then          in: key bytes, value bytes, update after update
+#ifndef CUSTOMLABELS_CORE_SCRATCH_PROTOCOL_H_
+#define CUSTOMLABELS_CORE_SCRATCH_PROTOCOL_H_
+
+#include <cstddef>
+#include <cstdint>
+
+namespace customlabels::core::scratch {
+
+constexpr size_t kHeaderBytes = 16;
+constexpr size_t kAddressOffset = 0;
+constexpr size_t kNextOffsetOffset = 8;
+constexpr size_t kNeededOffset = 12;
+constexpr size_t kEntryBytes = 8;
+
+// Value length of an update that removes its key.
+constexpr uint32_t kValueRemoved = 0xffffffffu;
+// Next slab offset when the set does not fit (nothing was written).
+constexpr uint32_t kDidNotFit = 0xffffffffu;
+// Bytes needed when a set needs 4 GiB or more.
+constexpr uint32_t kNeededSaturated = 0xffffffffu;
+
+static_assert(kAddressOffset + sizeof(uint64_t) == kNextOffsetOffset);
+static_assert(kNextOffsetOffset + sizeof(uint32_t) == kNeededOffset);
+static_assert(kNeededOffset + sizeof(uint32_t) == kHeaderBytes);
+static_assert(kEntryBytes == 2 * sizeof(uint32_t));
+static_assert(kAddressOffset % alignof(uint64_t) == 0);
+
+}  // namespace customlabels::core::scratch
+
+#endif  // CUSTOMLABELS_CORE_SCRATCH_PROTOCOL_H_
