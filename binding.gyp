@@ -12,7 +12,8 @@
             "src/core/label_set_builder.cc",
             "src/core/scratch_build.cc",
             "src/core/tls_descriptor.cc",
-            "src/binding/addon.cc"
+            "src/binding/addon.cc",
+            "src/binding/libstdcxx_compat.cc"
           ],
           "defines": [
             "NAPI_VERSION=8",

@@ -2,20 +2,23 @@
 'use strict';
 
 // `npx customlabels inspect|sample|check ...`: runs the native reader built
-// by `npm install` (build/Release/customlabels-reader).
+// with the addon (build/Release when built from source, else the prebuilt
+// one in prebuilds/<platform>-<arch>; the prebuilt reader is static, so it
+// runs on any glibc or musl system of its architecture).
 
 const { spawn } = require('node:child_process');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { isSupportedPlatform } = require('../lib/binding');
+const { isSupportedPlatform } = require('../lib/platform');
 
+// The reader of a local build (built from source), else the prebuilt one.
 function readerPath() {
-  for (const dir of ['Release', 'Debug']) {
-    const file = path.join(__dirname, '..', 'build', dir, 'customlabels-reader');
-    if (fs.existsSync(file)) return file;
+  const candidates = ['Release', 'Debug'].map((dir) => path.join(__dirname, '..', 'build', dir, 'customlabels-reader'));
+  if (isSupportedPlatform()) {
+    candidates.push(path.join(__dirname, '..', 'prebuilds', `${process.platform}-${process.arch}`, 'customlabels-reader'));
   }
-  return null;
+  return candidates.find((file) => fs.existsSync(file)) ?? null;
 }
 
 function main() {

@@ -23,8 +23,10 @@ function checkCallback(fn) {
   if (typeof fn !== 'function') throw errors.invalidCallback(fn);
 }
 
-function createApi(binding) {
-  if (binding === null) return createUnsupportedApi();
+// `info.addon`: the file the binding was loaded from; `info.reason`: why
+// there is no binding.
+function createApi(binding, info = {}) {
+  if (binding === null) return createUnsupportedApi(info.reason ?? 'no native addon');
 
   const als = new AsyncLocalStorage();
   const publisher = createPublisher(binding);
@@ -72,16 +74,23 @@ function createApi(binding) {
     withLabels,
     currentLabels,
     supported: true,
-    // Diagnostics: how labels are switched on this Node.js version.
-    // (A function: the probe behind it runs only when first needed.)
+    reason: null,
+    // Diagnostics: how labels are switched on this Node.js version, and
+    // which addon file publishes them. (A function: the probe behind it runs
+    // only when first needed.)
     strategy() {
-      return Object.freeze({ ...switcher.mode, publish: publisher.viaTypedArray ? 'typed-array' : 'native-call' });
+      return Object.freeze({
+        ...switcher.mode,
+        publish: publisher.viaTypedArray ? 'typed-array' : 'native-call',
+        addon: info.addon ?? null,
+      });
     },
   });
 }
 
-// Linux x86-64/aarch64 only: elsewhere withLabels validates and calls fn.
-function createUnsupportedApi() {
+// Without an addon (another platform, no binary, another copy holding the
+// slot) withLabels validates its arguments and calls fn; `reason` says why.
+function createUnsupportedApi(reason) {
   return Object.freeze({
     withLabels(labels, fn) {
       checkCallback(fn);
@@ -92,7 +101,8 @@ function createUnsupportedApi() {
       return {};
     },
     supported: false,
-    strategy: () => Object.freeze({ strategy: 'unsupported-platform', publish: 'none' }),
+    reason,
+    strategy: () => Object.freeze({ strategy: 'none', publish: 'none', addon: null }),
   });
 }
 

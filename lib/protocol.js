@@ -18,6 +18,12 @@
 //
 // Integers are in the machine's byte order (both sides run in one process).
 
+// The version of everything lib/ and the addon agree on: this layout, the
+// binding's functions and the API object copies of the package share (see
+// lib/slot.js). Bumped on any incompatible change; copies of the package
+// with different versions never share an addon.
+const PROTOCOL_VERSION = 1;
+
 const HEADER_BYTES = 16;
 const ADDRESS_OFFSET = 0;
 const NEXT_OFFSET_OFFSET = 8;
@@ -32,6 +38,7 @@ const DID_NOT_FIT = 0xffffffff;
 const NEEDED_SATURATED = 0xffffffff;
 
 module.exports = Object.freeze({
+  PROTOCOL_VERSION,
   HEADER_BYTES,
   ADDRESS_OFFSET,
   NEXT_OFFSET_OFFSET,

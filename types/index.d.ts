@@ -29,13 +29,23 @@ export function withLabels<T>(labels: Labels, fn: () => T): T;
  */
 export function currentLabels(): Record<string, string>;
 
-/** False where the ABI is unavailable (not Linux x86-64/aarch64): `withLabels` then only calls `fn`. */
+/**
+ * False where labels cannot be published (not Linux x86-64/aarch64, no
+ * binary for this platform, or another copy of customlabels holds the label
+ * slot with an incompatible protocol): `withLabels` then validates its
+ * arguments and calls `fn`.
+ */
 export const supported: boolean;
+
+/** Why `supported` is false, in words; `null` when it is true. */
+export const reason: string | null;
 
 /** How labels are switched on this Node.js version (diagnostics; probes on first call). */
 export interface Strategy {
-  readonly strategy: 'async-hooks' | 'resource-init+promise-hooks' | 'resource-init' | 'unsupported-platform';
+  readonly strategy: 'async-hooks' | 'resource-init+promise-hooks' | 'resource-init' | 'none';
   readonly publish: 'typed-array' | 'native-call' | 'none';
+  /** The customlabels.node file that publishes labels in this process, or null. */
+  readonly addon: string | null;
   readonly storeVisibleInBefore?: boolean;
   readonly asyncHooksTrackPromises?: boolean;
 }

@@ -10,6 +10,7 @@
 
 #include "../core/abi.h"
 #include "../core/scratch_build.h"
+#include "../core/scratch_protocol.h"
 #include "../core/tls_descriptor.h"
 
 namespace customlabels::binding {
@@ -49,6 +50,8 @@ Addon::Addon(Napi::Env env, Napi::Object exports) {
                            InstanceMethod("currentSetAddress", &Addon::CurrentSetAddress),
                            InstanceMethod("tlsInfo", &Addon::TlsInfo),
                            InstanceMethod("peekWord", &Addon::PeekWord),
+                           InstanceValue("protocolVersion",
+                                         Napi::Number::New(env, core::scratch::kProtocolVersion)),
                        });
   // Runs on this environment's thread before V8 frees the ArrayBuffers that
   // hold its label sets (worker exit or termination included), so no reader

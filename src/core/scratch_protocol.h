@@ -18,6 +18,12 @@
 
 namespace customlabels::core::scratch {
 
+// The version of everything lib/ and the addon agree on: this layout, the
+// binding's functions and the API object copies of the package share (see
+// lib/slot.js). Bumped on any incompatible change; copies of the package
+// with different versions never share an addon.
+constexpr uint32_t kProtocolVersion = 1;
+
 constexpr size_t kHeaderBytes = 16;
 constexpr size_t kAddressOffset = 0;
 constexpr size_t kNextOffsetOffset = 8;

@@ -1,0 +1,83 @@
+'use strict';
+
+// npm's install step for customlabels. It never fails the install of the
+// app that depends on it:
+// - where a prebuilt binary fits (Linux x64/arm64, glibc) and loads, there
+//   is nothing to do;
+// - elsewhere on Linux x64/arm64 (musl, an older glibc) it builds from
+//   source with node-gyp; if that fails it prints one warning and exits 0,
+//   and `require('customlabels')` runs without labels (`supported` false,
+//   `reason` says why);
+// - on other platforms there is nothing to build.
+// CUSTOMLABELS_BUILD_FROM_SOURCE=1 (or `npm install --build-from-source`)
+// builds from source even where a prebuilt binary fits; that build then
+// takes precedence (lib/binding.js).
+
+const { spawnSync } = require('node:child_process');
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const { isSupportedPlatform, prebuildTarget } = require('../lib/platform');
+
+const root = path.join(__dirname, '..');
+
+function loads(file) {
+  const probe = `const b = require(${JSON.stringify(file)}); process.exit(b.protocolVersion === require(${JSON.stringify(
+    path.join(root, 'lib', 'protocol.js'),
+  )}).PROTOCOL_VERSION ? 0 : 1)`;
+  return spawnSync(process.execPath, ['-e', probe], { stdio: 'ignore', timeout: 30000 }).status === 0;
+}
+
+function nodeGyp() {
+  // npm tells scripts where its own node-gyp is.
+  const candidates = [process.env.npm_config_node_gyp];
+  try {
+    candidates.push(require.resolve('node-gyp/bin/node-gyp.js'));
+  } catch {
+    // not installed next to us: npm's own or none
+  }
+  const found = candidates.find((file) => file && fs.existsSync(file));
+  return found ? [process.execPath, found] : ['node-gyp'];
+}
+
+function buildFromSource(why) {
+  const log = path.join(os.tmpdir(), `customlabels-build-${process.pid}.log`);
+  const [command, ...args] = nodeGyp();
+  const fd = fs.openSync(log, 'w');
+  const r = spawnSync(command, [...args, 'rebuild'], { cwd: root, stdio: ['ignore', fd, fd] });
+  fs.closeSync(fd);
+  if (r.status === 0 && loads(path.join(root, 'build', 'Release', 'customlabels.node'))) {
+    fs.rmSync(log, { force: true });
+    return;
+  }
+  fs.rmSync(path.join(root, 'build'), { recursive: true, force: true });
+  const failure = r.error ? r.error.message : `node-gyp exited with ${r.status ?? r.signal}`;
+  process.stderr.write(
+    `customlabels: ${why}, and the source build failed (${failure}; log: ${log}). ` +
+      'Installed without labels: withLabels() runs your code unchanged and ' +
+      "require('customlabels').reason says why. A C++17 compiler, make and python3 let it build.\n",
+  );
+}
+
+function main() {
+  if (!isSupportedPlatform()) return;
+  const fromSource =
+    process.env.CUSTOMLABELS_BUILD_FROM_SOURCE === '1' || process.env.npm_config_build_from_source === 'true';
+  const target = prebuildTarget();
+  if (!fromSource && target !== null) {
+    const prebuilt = path.join(root, 'prebuilds', target, 'customlabels.node');
+    if (fs.existsSync(prebuilt) && loads(prebuilt)) return;
+  }
+  const why = fromSource
+    ? 'a source build was asked for'
+    : target === null
+      ? `no prebuilt binary for ${process.platform}-${process.arch} with this C library (prebuilt: glibc)`
+      : `the prebuilt binary for ${target} is missing or does not load here`;
+  buildFromSource(why);
+}
+
+try {
+  main();
+} catch (err) {
+  process.stderr.write(`customlabels: install step failed (${err.message}); installed without labels\n`);
+}
