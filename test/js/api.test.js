@@ -9,9 +9,103 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { withLabels, currentLabels, supported } = require('../..');
-const { addonPath, runNode } = require('./helpers');
+const { addonPath, runNode, testIf } = require('./helpers');
 
 const binding = require(addonPath);
+
+// A label set read word by word through the raw ABI layout, as an external
+// reader copies it, with nothing dropped or merged:
+// { address, storage, count, capacity, labels: [{ key, value }] } where each
+// string is { buf, len, bytes }. `word(address)` returns the 8 bytes there as
+// a bigint, or null if unreadable.
+function readRawSet(word, address) {
+  const must = (at) => {
+    const w = word(at);
+    if (w === null) throw new Error(`0x${at.toString(16)} is not readable`);
+    return w;
+  };
+  // `len` bytes at `buf`, read as whole words ending at buf + len: a string
+  // sits after the set's label array, so reading up to 7 bytes before it
+  // stays inside the set.
+  const bytes = (buf, len) => {
+    const out = Buffer.alloc(Number(len));
+    for (let off = 0; off < out.length; off += 8) {
+      const end = Math.min(off + 8, out.length);
+      const w = Buffer.alloc(8);
+      w.writeBigUInt64LE(must(buf + BigInt(end) - 8n));
+      w.copy(out, off, 8 - (end - off), 8);
+    }
+    return out;
+  };
+  const storage = must(address);
+  const count = must(address + 8n);
+  const capacity = must(address + 16n);
+  if (count > 100000n) throw new Error(`implausible count ${count}`);
+  const str = (at) => {
+    const len = must(at);
+    const buf = must(at + 8n);
+    return { buf, len, bytes: buf === 0n || len > 1n << 24n ? null : bytes(buf, len) };
+  };
+  const labels = [];
+  for (let i = 0n; i < count; i++) {
+    labels.push({ key: str(storage + 32n * i), value: str(storage + 32n * i + 16n) });
+  }
+  return { address, storage, count, capacity, labels };
+}
+
+// What makes `set` (from readRawSet) other than compact, as readers with a
+// label budget need it: count == capacity == `expectedCount`, non-null keys
+// and values, no duplicate key, and the header, the label array and every
+// string inside one block no larger than they need (plus alignment).
+function compactnessProblems(set, expectedCount) {
+  const problems = [];
+  if (set.storage === 0n) problems.push('storage is NULL');
+  if (set.count !== BigInt(expectedCount)) problems.push(`count is ${set.count}, not ${expectedCount}`);
+  if (set.capacity !== set.count) problems.push(`capacity ${set.capacity} != count ${set.count}`);
+  let lo = set.address;
+  let hi = set.address + 24n;
+  let needed = 24n + 32n * set.count;
+  const cover = (start, len) => {
+    if (start < lo) lo = start;
+    if (start + len > hi) hi = start + len;
+  };
+  cover(set.storage, 32n * set.count);
+  const keys = new Set();
+  set.labels.forEach(({ key, value }, i) => {
+    if (key.buf === 0n) problems.push(`label ${i} has a NULL key`);
+    if (value.buf === 0n) problems.push(`label ${i} has a NULL value`);
+    if (key.buf !== 0n) cover(key.buf, key.len);
+    if (value.buf !== 0n) cover(value.buf, value.len);
+    needed += key.len + value.len;
+    if (key.bytes !== null) {
+      const k = key.bytes.toString('latin1');
+      if (keys.has(k)) problems.push(`key ${JSON.stringify(k)} appears twice`);
+      keys.add(k);
+    }
+  });
+  // 64 bytes of header extras plus up to 7 bytes of padding per string.
+  if (lo !== set.address) problems.push('a pointer leads before the set header');
+  if (hi - lo > needed + 64n + 16n * set.count) {
+    problems.push(`the set spans ${hi - lo} bytes for ${needed} bytes of content`);
+  }
+  return problems;
+}
+
+const publishedSet = () => {
+  const address = binding.currentSetAddress();
+  expect(address).not.toBe(0n);
+  return readRawSet(binding.peekWord, address);
+};
+
+const asObject = (set) =>
+  Object.fromEntries(set.labels.map(({ key, value }) => [key.bytes.toString(), value.bytes.toString()]));
+
+// Asserts the published set is compact; returns it as {key: value}.
+function expectCompactSet(expectedCount) {
+  const set = publishedSet();
+  expect(compactnessProblems(set, expectedCount)).toEqual([]);
+  return asObject(set);
+}
 
 beforeEach(() => {
   expect(currentLabels()).toEqual({});
@@ -173,11 +267,71 @@ test('byte values are copied when the scope starts', () => {
 });
 
 test('the published set is compact, with unique keys', () => {
-  withLabels({ a: '1', b: '2', c: '3' }, () =>
+  withLabels({ a: '1', b: '2', c: '3' }, () => {
+    expect(expectCompactSet(3)).toEqual({ a: '1', b: '2', c: '3' });
     withLabels({ b: null, a: 'again', d: '4' }, () => {
-      const address = binding.currentSetAddress();
-      expect(address).not.toBe(0n);
-      expect(currentLabels()).toEqual({ a: 'again', c: '3', d: '4' });
+      expect(expectCompactSet(3)).toEqual({ a: 'again', c: '3', d: '4' });
+      // A key set again to the value it has is still one label.
+      withLabels({ c: '3', a: 'again' }, () => expect(expectCompactSet(3)).toEqual({ a: 'again', c: '3', d: '4' }));
+      withLabels({ c: null, d: null }, () => expect(expectCompactSet(1)).toEqual({ a: 'again' }));
+    });
+  });
+});
+
+test('the compactness check reads what a reader reads, so it catches a set that is not compact', () => {
+  // A copy of a real published set in a fake memory image, then broken in
+  // the ways a decoder that skips NULL keys and duplicates would hide.
+  const image = new Map();
+  const set = withLabels({ a: '1', b: '22', c: '333' }, () => {
+    const real = publishedSet();
+    const end = real.labels.reduce((m, { value }) => (value.buf + value.len > m ? value.buf + value.len : m), 0n);
+    for (let at = real.address; at < end + 8n; at += 8n) image.set(at, binding.peekWord(at));
+    expect(real.address % 8n).toBe(0n);
+    return real;
+  });
+  const fake = (edit) => {
+    const copy = new Map(image);
+    edit((at, w) => copy.set(at, w));
+    // Reads of any alignment, from the aligned words of the image.
+    const word = (at) => {
+      const base = at & ~7n;
+      const shift = 8n * (at - base);
+      const [lo, hi] = [copy.get(base), copy.get(base + 8n)];
+      if (lo === undefined || (shift !== 0n && hi === undefined)) return null;
+      return shift === 0n ? lo : BigInt.asUintN(64, (lo >> shift) | (hi << (64n - shift)));
+    };
+    return readRawSet(word, set.address);
+  };
+  const label = (i) => set.storage + 32n * BigInt(i);
+  expect(compactnessProblems(fake(() => {}), 3)).toEqual([]);
+  expect(compactnessProblems(fake((poke) => poke(set.address + 16n, 4n)), 3)).toEqual(['capacity 4 != count 3']);
+  expect(compactnessProblems(fake((poke) => poke(label(1) + 8n, 0n)), 3)).toEqual(['label 1 has a NULL key']);
+  expect(compactnessProblems(fake((poke) => poke(label(2) + 8n, set.labels[0].key.buf)), 3)).toContain('key "a" appears twice');
+  expect(compactnessProblems(fake((poke) => poke(set.address + 8n, 2n)), 3)).toEqual(['count is 2, not 3', 'capacity 3 != count 2']);
+  // Value "1" of label 0 moved 4 KiB away from the rest of the set.
+  const far = fake((poke) => {
+    const at = set.address + 4096n;
+    poke(at - 8n, 0n);
+    poke(at, 0x31n);
+    poke(label(0) + 24n, at);
+  });
+  expect(asObject(far)).toEqual({ a: '1', b: '22', c: '333' });
+  expect(compactnessProblems(far, 3)).toEqual([
+    expect.stringMatching(/^the set spans \d+ bytes for \d+ bytes of content$/),
+  ]);
+});
+
+test('a large set with overrides and removals is compact too', () => {
+  const outer = {};
+  for (let i = 0; i < 600; i++) outer[`k${i}`] = String(i);
+  const inner = { k0: 'zero', k599: null, k300: null, extra: 'e', empty: '' };
+  withLabels(outer, () =>
+    withLabels(inner, () => {
+      const seen = expectCompactSet(600 - 2 + 2);
+      expect(seen.k0).toBe('zero');
+      expect(seen.extra).toBe('e');
+      expect(seen.empty).toBe('');
+      expect('k300' in seen).toBe(false);
     }),
   );
 });
@@ -220,8 +374,7 @@ test('repeated labels reuse one set per parent, also after a phase of never-repe
 // -ffast-math code (loaded as any shared library) sets denormals-are-zero and
 // flush-to-zero for the thread. An address read as a double is a subnormal,
 // so a switch that passed addresses through doubles would publish NULL.
-const testX64 = process.arch === 'x64' ? test : test.skip;
-testX64('labels stay right in a thread running with denormals-are-zero and flush-to-zero', async () => {
+testIf(process.arch === 'x64', 'sets MXCSR, which only x86-64 has')('labels stay right in a thread running with denormals-are-zero and flush-to-zero', async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'customlabels-daz-'));
   const lib = path.join(dir, 'daz.so');
   execFileSync('g++', ['-shared', '-fPIC', '-O2', '-x', 'c++', '-', '-o', lib], {

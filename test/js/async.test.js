@@ -78,7 +78,9 @@ describe('promises', () => {
     const seen = await withLabels(A, async () => {
       const all = await Promise.all([sleep(1).then(currentLabels), tick().then(currentLabels), currentLabels()]);
       const afterAll = currentLabels();
-      const race = await Promise.race([sleep(5).then(() => 'slow'), tick().then(currentLabels)]);
+      // The other contender never settles: a timer here could win the race
+      // on a loaded machine and make the test about scheduling.
+      const race = await Promise.race([new Promise(() => {}), tick().then(currentLabels)]);
       const afterRace = currentLabels();
       const settled = await Promise.allSettled([Promise.reject(new Error('x')), tick()]).then(currentLabels);
       const any = await Promise.any([Promise.reject(new Error('x')), tick().then(currentLabels)]);
@@ -147,7 +149,9 @@ describe('timers', () => {
     withLabels(A, () => setTimeout(() => seen.push(currentLabels()), 2));
     setTimeout(() => seen.push(currentLabels()), 2);
     withLabels(B, () => setTimeout(() => seen.push(currentLabels()), 2));
-    await sleep(20);
+    // Timers of one duration fire in the order they were set, so this one
+    // comes after the three above however late the loop runs.
+    await new Promise((resolve) => setTimeout(resolve, 2));
     expect(seen).toEqual([{ scope: 'A' }, {}, { scope: 'B' }]);
   });
 
@@ -173,7 +177,9 @@ describe('timers', () => {
     setImmediate(() => seen.push(currentLabels()));
     withLabels(B, () => setImmediate(() => seen.push(currentLabels())));
     setImmediate(() => seen.push(currentLabels()));
-    await sleep(5);
+    // Immediates run in the order they were queued: this one runs last (a
+    // timer could fire first on a loaded machine).
+    await new Promise((resolve) => setImmediate(resolve));
     expect(seen).toEqual([{ scope: 'A' }, {}, { scope: 'B' }, {}]);
   });
 

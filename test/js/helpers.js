@@ -1,6 +1,7 @@
 'use strict';
 
 const { spawn } = require('node:child_process');
+const fs = require('node:fs');
 const path = require('node:path');
 
 const root = path.join(__dirname, '..', '..');
@@ -34,4 +35,37 @@ function runNode(source, { args = [], env = {}, timeoutMs = 30000 } = {}) {
   });
 }
 
-module.exports = { root, addonPath, tick, sleep, runNode };
+// Linux capability numbers (linux/capability.h) for the tests that need one.
+const CAP = { SETGID: 6, SETUID: 7, SYS_PTRACE: 19, SYS_ADMIN: 21 };
+
+// Whether this process holds `cap` in its effective set (root normally holds
+// them all; a user or a container may hold none, or only some).
+function hasCapability(cap) {
+  const line = fs.readFileSync('/proc/self/status', 'utf8').match(/^CapEff:\s*([0-9a-f]+)$/m);
+  return line !== null && ((BigInt(`0x${line[1]}`) >> BigInt(cap)) & 1n) === 1n;
+}
+
+// `test` when `condition` holds; otherwise registers the test as skipped and
+// says why on stderr, one line per test:
+//   customlabels-skip: {"test":"<test name>","reason":"<reason>"}
+// .ci/run matches these lines against its allow-list and fails the run on a
+// skip that is not listed, or not explained by such a line. With CI=true (or 1) a
+// skip whose name is not in CUSTOMLABELS_ALLOWED_SKIPS (one test name per
+// line, exported by .ci/run) is a failing test instead, so no CI run passes by
+// not running what it is meant to run.
+function testIf(condition, reason) {
+  if (condition) return test;
+  return (name, fn, timeout) => {
+    process.stderr.write(`customlabels-skip: ${JSON.stringify({ test: name, reason })}\n`);
+    const allowed = (process.env.CUSTOMLABELS_ALLOWED_SKIPS || '').split('\n').includes(name);
+    if (/^(true|1)$/i.test(process.env.CI || '') && !allowed) {
+      test(name, () => {
+        throw new Error(`skipped in CI (${reason}), and .ci/run does not allow this test to skip`);
+      });
+    } else {
+      test.skip(`${name} [skipped: ${reason}]`, fn, timeout);
+    }
+  };
+}
+
+module.exports = { root, addonPath, tick, sleep, runNode, CAP, hasCapability, testIf };
