@@ -1,0 +1,55 @@
+'use strict';
+
+// The Fastify plugin (`customlabels/fastify`):
+//
+//   app.register(require('customlabels/fastify'), { labels: (request) => ({ tenant: ... }) })
+//
+// labels every request with `method` and `route` (the route's URL template,
+// prefixes included: request.routeOptions.url; UNMATCHED for 404s) from its
+// onRequest hook on, so every later hook, the body parser, the handler,
+// onSend and onResponse run labelled. It follows fastify-plugin's conventions
+// (skip-override: it applies to the whole app; a name; a declared Fastify
+// range) without depending on it. Register it first: hooks added before it
+// run unlabelled.
+
+const { AsyncResource } = require('node:async_hooks');
+const { withLabels } = require('../index');
+const { requestLabels } = require('./request-labels');
+
+const NAME = 'customlabels';
+const FASTIFY_RANGE = '4.x || 5.x';
+
+// request.routeOptions (Fastify >= 4.10) builds a new object on every read.
+function routeOf(request) {
+  const options = request.routeOptions;
+  if (options !== undefined) return options.url;
+  return request.routerPath; // Fastify 4.0-4.9
+}
+
+function customlabels(fastify, options, done) {
+  const build = requestLabels(options);
+  fastify.addHook('onRequest', function labelRequest(request, reply, next) {
+    const labels = build(request.method, request.is404 ? undefined : routeOf(request), request);
+    withLabels(labels, () => {
+      // A body that arrives after onRequest is read (and parsed) in the
+      // socket's context: bind the request stream's and the response's
+      // events to this scope, so parsing and onResponse are labelled too.
+      const scope = new AsyncResource('customlabels.fastify');
+      const { headers } = request;
+      if (headers['transfer-encoding'] !== undefined || Number(headers['content-length']) > 0) {
+        request.raw.emit = scope.bind(request.raw.emit);
+      }
+      reply.raw.emit = scope.bind(reply.raw.emit);
+      next();
+    });
+  });
+  done();
+}
+
+customlabels[Symbol.for('skip-override')] = true;
+customlabels[Symbol.for('fastify.display-name')] = NAME;
+customlabels[Symbol.for('plugin-meta')] = { name: NAME, fastify: FASTIFY_RANGE };
+customlabels.default = customlabels;
+customlabels.customlabels = customlabels;
+
+module.exports = customlabels;

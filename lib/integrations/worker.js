@@ -1,0 +1,104 @@
+'use strict';
+
+// Labelled worker tasks (`customlabels/worker`). AsyncLocalStorage never
+// crosses a thread, so the sender's labels travel with the task as plain data
+// and the receiving side runs the task under them.
+//
+// The labels ride in one extra property, LABELS_KEY, of a (shallow-copied)
+// plain-object task; a string key, because structured clone drops symbol
+// keys. A receiver that does not use these helpers sees its task with one
+// more property and nothing else changes. Tasks that are not plain objects
+// (primitives, arrays, class instances, Piscina.move() wrappers) are sent
+// unchanged and run unlabelled.
+//
+// In the worker the task runs in one withLabels scope, nested in whatever
+// scope the worker is in, that merges, lowest precedence first: the labels
+// current in the worker, the sender's labels, and the worker's own labels
+// given as options.labels (so a worker keeps its identity, say `pool`, when
+// a sender set the same key).
+
+const { withLabels, currentLabels } = require('../index');
+const errors = require('../errors');
+
+const LABELS_KEY = '__customlabels';
+
+function isPlainObject(value) {
+  if (typeof value !== 'object' || value === null) return false;
+  const proto = Object.getPrototypeOf(value);
+  return proto === Object.prototype || proto === null;
+}
+
+// The task to send: `task` with the labels current on this thread (or
+// `labels`) attached, or `task` itself when there are none or it cannot
+// carry them.
+function withTaskLabels(task, labels = currentLabels()) {
+  if (!isPlainObject(task)) return task;
+  let any = false;
+  for (const key in labels) {
+    any = true;
+    break;
+  }
+  if (!any) return task;
+  return { ...task, [LABELS_KEY]: labels };
+}
+
+// Splits a received message into the sender's labels (or null) and the task
+// as it was sent. The message is the receiver's own copy, so the labels
+// property is removed from it in place.
+function takeTaskLabels(message) {
+  if (!isPlainObject(message) || !Object.prototype.hasOwnProperty.call(message, LABELS_KEY)) {
+    return { labels: null, task: message };
+  }
+  const labels = message[LABELS_KEY];
+  delete message[LABELS_KEY];
+  return { labels: isPlainObject(labels) ? labels : null, task: message };
+}
+
+function ownLabels(options) {
+  if (options === undefined) return null;
+  const { labels } = options;
+  if (labels === undefined || labels === null) return null;
+  if (!isPlainObject(labels)) throw errors.invalidLabels(labels);
+  return labels;
+}
+
+// Runs fn(task) under the labels the message carries, with the worker's own
+// (options.labels) over them.
+function runWithTaskLabels(message, fn, options) {
+  const { labels, task } = takeTaskLabels(message);
+  const own = ownLabels(options);
+  if (labels === null) return own === null ? fn(task) : withLabels(own, () => fn(task));
+  return withLabels(own === null ? labels : { ...labels, ...own }, () => fn(task));
+}
+
+// worker_threads: `port` is a Worker, a MessagePort or parentPort.
+function postMessage(port, task, transferList) {
+  return port.postMessage(withTaskLabels(task), transferList);
+}
+
+// Listens for tasks on `port` and runs each under its sender's labels.
+// Returns the listener (for port.off('message', listener)).
+function onMessage(port, handler, options) {
+  if (typeof handler !== 'function') throw errors.invalidCallback(handler);
+  ownLabels(options);
+  const listener = (message) => runWithTaskLabels(message, handler, options);
+  port.on('message', listener);
+  return listener;
+}
+
+// Piscina, caller side: pool.run with the caller's labels attached.
+function run(pool, task, options) {
+  return pool.run(withTaskLabels(task), options);
+}
+
+// Piscina (or any pool), worker side: wraps the exported task handler.
+//   module.exports = handler(async (task) => { ... }, { labels: { pool: 'images' } });
+function handler(fn, options) {
+  if (typeof fn !== 'function') throw errors.invalidCallback(fn);
+  ownLabels(options);
+  return function labelledTask(message) {
+    return runWithTaskLabels(message, fn, options);
+  };
+}
+
+module.exports = { LABELS_KEY, withTaskLabels, takeTaskLabels, runWithTaskLabels, postMessage, onMessage, run, handler };

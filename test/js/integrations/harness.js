@@ -1,0 +1,67 @@
+'use strict';
+
+// Runs a fixture that stops at checkpoints (test/js/fixtures/checkpoint.js)
+// and reads each stopped thread with the customlabels reader from outside,
+// then releases that thread alone.
+
+const { spawn, execFile } = require('node:child_process');
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const readline = require('node:readline');
+const { root } = require('../helpers');
+
+const readerPath = path.join(root, 'build', 'Release', 'customlabels-reader');
+
+function inspect(pid, tid) {
+  return new Promise((resolve) => {
+    execFile(readerPath, ['inspect', String(pid), '--tid', String(tid), '--json'], { encoding: 'utf8', timeout: 30000 }, (err, stdout, stderr) => {
+      const line = stdout.trim().split('\n').filter(Boolean)[0];
+      resolve({ code: err ? err.code ?? -1 : 0, row: line ? JSON.parse(line) : null, stderr });
+    });
+  });
+}
+
+// Starts `fixture` with `args`; `onEvent(event, child)` gets announcements
+// (e.g. {event: 'listening', port}). Resolves with {checkpoints, code,
+// stderr} once the fixture exits; each checkpoint holds what the reader saw.
+function runCheckpoints(fixture, { args = [], env = {}, node = process.execPath, onEvent = () => {}, timeoutMs = 120000 } = {}) {
+  return new Promise((resolve, reject) => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'customlabels-checkpoints-'));
+    const child = spawn(node, [fixture, ...args], {
+      cwd: root,
+      env: { ...process.env, ...env, CUSTOMLABELS_CHECKPOINT_DIR: dir },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (d) => (stderr += d));
+    const checkpoints = [];
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`fixture timed out after ${checkpoints.length} checkpoints\n${stderr}`));
+    }, timeoutMs);
+    const lines = readline.createInterface({ input: child.stdout });
+    let queue = Promise.resolve();
+    lines.on('line', (line) => {
+      const msg = JSON.parse(line);
+      if (msg.event !== undefined) {
+        onEvent(msg, child);
+        return;
+      }
+      queue = queue.then(async () => {
+        const seen = await inspect(child.pid, msg.tid);
+        checkpoints.push({ ...msg, pid: child.pid, seen });
+        fs.writeFileSync(msg.release, '');
+      });
+    });
+    child.on('error', reject);
+    child.on('close', async (code, signal) => {
+      clearTimeout(timer);
+      await queue;
+      fs.rmSync(dir, { recursive: true, force: true });
+      resolve({ checkpoints, code, signal, stderr });
+    });
+  });
+}
+
+module.exports = { runCheckpoints, inspect, readerPath };

@@ -1,0 +1,96 @@
+'use strict';
+
+// customlabels/worker: tasks sent from labelled scopes run, in raw
+// worker_threads workers (parentPort and a transferred MessagePort) and in a
+// Piscina pool, under the sender's labels merged with the worker's own; the
+// reader sees them from outside on the worker's thread.
+
+const path = require('node:path');
+const { runCheckpoints } = require('./harness');
+const { testIf } = require('../helpers');
+const worker = require('../../../lib/integrations/worker');
+const { withLabels } = require('../../..');
+
+const fixture = path.join(__dirname, '..', 'fixtures', 'worker-app.js');
+const [major, minor] = process.versions.node.split('.').map(Number);
+const piscinaRuns = major >= 20; // Piscina 5 needs Node.js >= 20
+
+describe('tasks read from outside', () => {
+  let run;
+  const n = 9;
+
+  beforeAll(async () => {
+    run = await runCheckpoints(fixture, { args: [String(n), piscinaRuns ? 'piscina' : 'no-piscina'] });
+  }, 180000);
+
+  test('the fixture ran every task and exited cleanly', () => {
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+  });
+
+  test('raw workers: each task runs under its sender\'s labels on the worker thread', () => {
+    const raw = run.checkpoints.filter((c) => /^task (raw|port)\d+$/.test(c.name));
+    expect(raw).toHaveLength(2 * n);
+    for (const cp of raw) {
+      expect(cp.tid).not.toBe(cp.pid);
+      expect({ name: cp.name, tid: cp.seen.row.tid, labels: cp.seen.row.labels }).toEqual({ name: cp.name, tid: cp.tid, labels: cp.expect });
+    }
+    const unlabelled = run.checkpoints.find((c) => c.name === 'task unlabelled');
+    expect(unlabelled.seen.row.labels).toEqual({ thread: 'raw-worker' });
+  });
+
+  testIf(piscinaRuns, 'Piscina 5 needs Node.js >= 20')('Piscina: each task runs under its sender\'s labels on a pool thread', () => {
+    const tasks = run.checkpoints.filter((c) => /^task piscina\d+$/.test(c.name));
+    expect(tasks).toHaveLength(n);
+    expect(new Set(tasks.map((c) => c.tid)).size).toBeGreaterThanOrEqual(1);
+    for (const cp of tasks) {
+      expect(cp.tid).not.toBe(cp.pid);
+      expect({ name: cp.name, tid: cp.seen.row.tid, labels: cp.seen.row.labels }).toEqual({ name: cp.name, tid: cp.tid, labels: cp.expect });
+    }
+  });
+
+  test('the main thread keeps its labels after each task', () => {
+    const main = run.checkpoints.filter((c) => c.name.startsWith('main after task'));
+    expect(main).toHaveLength(n);
+    for (const cp of main) {
+      expect(cp.tid).toBe(cp.pid);
+      expect(cp.seen.row.labels).toEqual(cp.expect);
+    }
+  });
+
+  test('a receiver that does not use the helpers gets its task with one extra plain-data property', () => {
+    const cp = run.checkpoints.find((c) => c.name.startsWith('plain receiver got '));
+    expect(JSON.parse(cp.name.slice('plain receiver got '.length))).toEqual({ id: 'plain', plain: true, value: 42, __customlabels: { tenant: 'acme' } });
+  });
+});
+
+describe('the envelope', () => {
+  test('only plain objects carry labels; other tasks pass unchanged', () => {
+    withLabels({ a: '1' }, () => {
+      expect(worker.withTaskLabels({ x: 1 })).toEqual({ x: 1, __customlabels: { a: '1' } });
+      const arr = [1];
+      expect(worker.withTaskLabels(arr)).toBe(arr);
+      expect(worker.withTaskLabels(7)).toBe(7);
+      const map = new Map();
+      expect(worker.withTaskLabels(map)).toBe(map);
+    });
+    const task = { x: 1 };
+    expect(worker.withTaskLabels(task)).toBe(task); // no labels: nothing added
+  });
+
+  test('the sender\'s task object is not modified', () => {
+    const task = Object.freeze({ x: 1 });
+    withLabels({ a: '1' }, () => worker.withTaskLabels(task));
+    expect(Object.keys(task)).toEqual(['x']);
+  });
+
+  test('bad arguments are TypeErrors with stable codes', () => {
+    expect(() => worker.handler(null)).toThrow(expect.objectContaining({ code: 'ERR_CUSTOMLABELS_INVALID_CALLBACK' }));
+    expect(() => worker.handler(() => {}, { labels: 'x' })).toThrow(expect.objectContaining({ code: 'ERR_CUSTOMLABELS_INVALID_LABELS' }));
+    expect(() => worker.runWithTaskLabels({ __customlabels: { k: {} } }, () => {})).toThrow(
+      expect.objectContaining({ code: 'ERR_CUSTOMLABELS_INVALID_VALUE' }),
+    );
+  });
+});
+
+void minor;
