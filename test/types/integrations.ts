@@ -1,0 +1,35 @@
+// Type-checked by test/js/types.test.js (tsc --strict): the integrations'
+// declarations accept valid usage; each @ts-expect-error line must be an error.
+import Fastify from 'fastify';
+import { labels, instrument } from 'customlabels/express';
+import customlabels from 'customlabels/fastify';
+import { run, handler, postMessage, onMessage, withTaskLabels, LABELS_KEY } from 'customlabels/worker';
+import { reason, supported } from 'customlabels';
+
+const mw = labels({ labels: (req) => ({ tenant: req.get('x-tenant') ?? 'none' }), route: true });
+mw({ method: 'GET', get: () => undefined }, {}, () => undefined);
+instrument({});
+
+const app = Fastify();
+app.register(customlabels, { labels: (request) => ({ tenant: String(request.headers['x-tenant']) }) });
+
+const pool = { run: async (task: unknown) => 42 };
+const result: Promise<number> = run(pool, { x: 1 });
+const work = handler(async (task: { n: number }) => task.n * 2, { labels: { pool: 'images' } });
+const doubled: Promise<number> = work({ n: 2 });
+const key: '__customlabels' = LABELS_KEY;
+const task: { a: number } = withTaskLabels({ a: 1 });
+const port = { postMessage: (v: unknown) => undefined, on: (e: 'message', l: (v: any) => void) => port };
+postMessage(port, { a: 1 });
+onMessage(port, (t: { a: number }) => t.a);
+const why: string | null = reason;
+const ok: boolean = supported;
+
+// @ts-expect-error route is a boolean
+labels({ route: 'yes' });
+// @ts-expect-error labels must return labels
+labels({ labels: () => 7 });
+// @ts-expect-error handler needs a function
+handler('nope');
+
+export { result, doubled, key, task, why, ok };
