@@ -1,6 +1,7 @@
 {
   "variables": {
-    "address_sanitizer%": 0
+    "address_sanitizer%": 0,
+    "static_reader%": 0
   },
   "targets": [
     {
@@ -51,13 +52,29 @@
           "type": "executable",
           "sources": [
             "src/reader/abi_reader.cc",
+            "src/reader/check.cc",
+            "src/reader/commands.cc",
+            "src/reader/elf_checks.cc",
             "src/reader/elf_file.cc",
+            "src/reader/file_bytes.cc",
             "src/reader/format.cc",
+            "src/reader/inspect.cc",
+            "src/reader/label_set_decoder.cc",
+            "src/reader/label_views.cc",
             "src/reader/main.cc",
-            "src/reader/process.cc"
+            "src/reader/memory_image.cc",
+            "src/reader/options.cc",
+            "src/reader/process.cc",
+            "src/reader/reader_profiles.cc",
+            "src/reader/report.cc",
+            "src/reader/sample.cc",
+            "src/reader/sample_table.cc"
           ],
           "cflags_cc!": ["-std=gnu++17", "-fno-exceptions", "-fno-rtti"],
-          "cflags_cc": ["-std=c++17", "-fexceptions", "-Wall", "-Wextra", "-Wpedantic", "-Wshadow", "-Wconversion"]
+          "cflags_cc": ["-std=c++17", "-fexceptions", "-Wall", "-Wextra", "-Wpedantic", "-Wshadow", "-Wconversion"],
+          "conditions": [
+            ["static_reader==1", {"ldflags": ["-static"]}]
+          ]
         }, {
           "type": "none"
         }]

@@ -4,7 +4,8 @@
 //   prebuilds/linux-x64/{customlabels.node,customlabels-reader}
 //   prebuilds/linux-arm64/{customlabels.node,customlabels-reader}
 // x64 with the host compiler, arm64 cross-compiled with Debian's
-// g++-aarch64-linux-gnu. Each build runs in a scratch copy of the sources,
+// g++-aarch64-linux-gnu; the readers are linked static (they run on any
+// glibc or musl system). Each build runs in a scratch copy of the sources,
 // so build/ (the local build) is left alone. One N-API build serves every
 // Node.js version. Run by `prepack`, so `npm pack` always contains them.
 //
@@ -56,7 +57,7 @@ function build(arch) {
       Object.assign(env, { CC: `${prefix}gcc`, CXX: `${prefix}g++`, LINK: `${prefix}g++`, AR: `${prefix}ar` });
     }
     const gyp = require.resolve('node-gyp/bin/node-gyp.js');
-    execFileSync(process.execPath, [gyp, 'rebuild', `--arch=${arch}`, `--nodedir=${nodedir()}`], {
+    execFileSync(process.execPath, [gyp, 'rebuild', `--arch=${arch}`, `--nodedir=${nodedir()}`, '--static_reader=1'], {
       cwd: work,
       env,
       stdio: ['ignore', 'ignore', 'inherit'],

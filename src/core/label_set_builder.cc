@@ -144,6 +144,7 @@ std::vector<std::pair<std::string_view, std::string_view>> ReadLabelSet(
   const bool hashed = set->count >= kIndexThreshold;
   for (size_t i = 0; i < set->count; ++i) {
     const custom_labels_label_t& label = set->storage[i];
+    // Ignored labels (null key, or null value) do not claim their key.
     if (label.key.buf == nullptr || label.value.buf == nullptr) continue;
     const std::string_view key = View(label.key);
     bool duplicate = false;

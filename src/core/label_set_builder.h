@@ -73,8 +73,12 @@ struct LabelSetLayout final {
   static const custom_labels_labelset_t* Validate(const void* buffer, size_t size);
 };
 
-// A label set as an external reader sees it: labels with a null key are
-// skipped and the first label of a duplicated key wins.
+// A label set as an external reader sees it (the spec, as this project reads
+// it): a label with a null key.buf is ignored; so is one whose key is set but
+// whose value.buf is null ("val.buf must never be null"); an ignored label
+// does not claim its key, and of the rest the first label of a key wins.
+// src/reader decodes sets by the same rules; test/cpp/label_set_cases.h
+// holds the cases both are tested with.
 std::vector<std::pair<std::string_view, std::string_view>> ReadLabelSet(
     const custom_labels_labelset_t* set);
 

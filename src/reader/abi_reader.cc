@@ -7,18 +7,14 @@
 #include <cstring>
 #include <regex>
 
+#include "elf_file.h"
+#include "format.h"
+
 namespace customlabels::reader {
 
 namespace {
 
-constexpr uint64_t kMaxCount = 1u << 20;       // labels in one set
-constexpr uint64_t kMaxString = 256ull << 20;  // bytes of one key or value
 constexpr int64_t kStaticWindow = int64_t{1} << 24;
-
-const std::regex& AddonName() {
-  static const std::regex re(R"(libcustomlabels.*\.so$|customlabels\.node$)");
-  return re;
-}
 
 bool Fail(Failure* f, int exit, std::string message) {
   f->exit = exit;
@@ -26,13 +22,12 @@ bool Fail(Failure* f, int exit, std::string message) {
   return false;
 }
 
-std::string Hex(uint64_t v) {
-  char buf[32];
-  std::snprintf(buf, sizeof(buf), "0x%llx", static_cast<unsigned long long>(v));
-  return buf;
-}
-
 }  // namespace
+
+bool IsAddonFileName(const std::string& path) {
+  static const std::regex re(kAddonNamePattern);
+  return std::regex_search(path, re);
+}
 
 std::optional<AbiTarget> LocateAbi(pid_t pid, Failure* failure) {
   AbiTarget t;
@@ -51,15 +46,14 @@ std::optional<AbiTarget> LocateAbi(pid_t pid, Failure* failure) {
   }
   const Mapping* module = nullptr;
   for (const Mapping& m : maps) {
-    if (!m.path.empty() && std::regex_search(m.path, AddonName())) {
+    if (!m.path.empty() && IsAddonFileName(m.path)) {
       if (module == nullptr || m.start < module->start) module = &m;
     }
   }
   if (module == nullptr) {
     Fail(failure, kNotLoaded,
          "process " + std::to_string(pid) +
-             " has not loaded customlabels.node (no mapping matches "
-             "libcustomlabels.*\\.so$|customlabels\\.node$)");
+             " has not loaded customlabels.node (no mapping matches " + kAddonNamePattern + ")");
     return std::nullopt;
   }
   t.path = module->deleted ? module->path + " (deleted)" : module->path;
@@ -94,12 +88,13 @@ std::optional<AbiTarget> LocateAbi(pid_t pid, Failure* failure) {
     return std::nullopt;
   }
   t.base = module->start - module->offset - *delta;
-  const ElfSymbol* version = elf->FindDynamicSymbol("custom_labels_abi_version");
-  if (version == nullptr || version->size != 4) {
+  const std::optional<ElfSymbol> version = elf->FindDynamicSymbol("custom_labels_abi_version");
+  if (!version || version->size != 4) {
     Fail(failure, kAbiMismatch, t.path + ": no 4-byte custom_labels_abi_version in .dynsym");
     return std::nullopt;
   }
-  if (!ReadValue(pid, t.base + version->value, &t.version)) {
+  const ProcessMemory memory(pid);
+  if (!memory.ReadValue(t.base + version->value, &t.version)) {
     Fail(failure, errno == EPERM ? kNotPermitted : kUnreadable,
          "cannot read custom_labels_abi_version in process memory: " +
              std::string(std::strerror(errno)));
@@ -111,8 +106,8 @@ std::optional<AbiTarget> LocateAbi(pid_t pid, Failure* failure) {
              ", this reader reads 1");
     return std::nullopt;
   }
-  const ElfRelocation* desc = elf->FindTlsDescriptor("custom_labels_current_set");
-  if (desc == nullptr) {
+  const std::optional<ElfRelocation> desc = elf->FindTlsDescriptor("custom_labels_current_set");
+  if (!desc) {
     Fail(failure, kAbiMismatch,
          t.path + ": no " + std::string(MachineName(t.machine)) +
              " TLSDESC relocation names custom_labels_current_set");
@@ -120,7 +115,7 @@ std::optional<AbiTarget> LocateAbi(pid_t pid, Failure* failure) {
   }
   t.descriptor_address = t.base + desc->offset;
   uint64_t words[2];
-  if (!ReadMemory(pid, t.descriptor_address, words, sizeof(words))) {
+  if (!memory.Read(t.descriptor_address, words, sizeof(words))) {
     Fail(failure, kUnreadable, "cannot read the TLS descriptor at " + Hex(t.descriptor_address));
     return std::nullopt;
   }
@@ -134,7 +129,7 @@ std::optional<AbiTarget> LocateAbi(pid_t pid, Failure* failure) {
                                         : (signed_arg >= 0 && signed_arg < kStaticWindow);
   if (!t.static_tls) {
     uint64_t arg[2];
-    if (!ReadMemory(pid, t.argument, arg, sizeof(arg)) || arg[0] == 0 || arg[0] > (1u << 20)) {
+    if (!memory.Read(t.argument, arg, sizeof(arg)) || arg[0] == 0 || arg[0] > (1u << 20)) {
       Fail(failure, kUnreadable,
            "TLS descriptor argument " + Hex(t.argument) +
                " is neither a static offset nor dynamic TLS data");
@@ -146,120 +141,44 @@ std::optional<AbiTarget> LocateAbi(pid_t pid, Failure* failure) {
   return t;
 }
 
-ThreadRead ReadThread(const AbiTarget& t, pid_t tid, ThreadStopper* stopper) {
+ThreadRead ReadCurrentSet(const AbiTarget& t, uint64_t thread_pointer, const MemorySource& memory,
+                          const ReadLimits& limits) {
   ThreadRead r;
-  if (!stopper->ThreadPointer(&r.thread_pointer)) {
-    r.error = stopper->error();
-    return r;
-  }
+  r.thread_pointer = thread_pointer;
   if (t.static_tls) {
-    r.slot_address = r.thread_pointer + t.argument;
+    r.slot_address = thread_pointer + t.argument;
   } else {
     // glibc: the DTV pointer is in the TCB (x86-64: tp+8, aarch64: tp+0);
     // dtv[-1] holds its length, dtv[m] = {block, to_free} for module m.
-    const uint64_t dtv_field = r.thread_pointer + (t.machine == EM_X86_64 ? 8 : 0);
+    const uint64_t dtv_field = thread_pointer + (t.machine == EM_X86_64 ? 8 : 0);
     uint64_t dtv = 0, length = 0, block = 0;
-    if (!ReadValue(t.pid, dtv_field, &dtv) || !ReadValue(t.pid, dtv - 16, &length)) {
-      r.error = "cannot read the DTV of thread " + std::to_string(tid);
+    if (!memory.ReadValue(dtv_field, &dtv) || !memory.ReadValue(dtv - 16, &length)) {
+      r.set.error = "cannot read the thread's DTV at " + Hex(dtv_field);
       return r;
     }
-    if (t.dyn_module <= length && ReadValue(t.pid, dtv + 16 * t.dyn_module, &block) && block != 0 &&
+    if (t.dyn_module <= length && memory.ReadValue(dtv + 16 * t.dyn_module, &block) && block != 0 &&
         block != ~uint64_t{0}) {
       r.slot_address = block + t.dyn_offset;
     }
   }
-  r.ok = true;
   if (r.slot_address == 0) return r;  // never touched its TLS: no labels
-  if (!ReadValue(t.pid, r.slot_address, &r.set_address)) {
-    r.ok = false;
-    r.error = "cannot read custom_labels_current_set at " + Hex(r.slot_address);
+  uint64_t set_address = 0;
+  if (!memory.ReadValue(r.slot_address, &set_address)) {
+    r.set.error = "cannot read custom_labels_current_set at " + Hex(r.slot_address);
     return r;
   }
-  if (r.set_address == 0) return r;
-  uint64_t header[3];  // storage, count, capacity
-  if (!ReadMemory(t.pid, r.set_address, header, sizeof(header))) {
-    r.ok = false;
-    r.error = "cannot read the label set at " + Hex(r.set_address);
-    return r;
-  }
-  if (header[1] > kMaxCount) {
-    r.ok = false;
-    r.error = "implausible label count " + std::to_string(header[1]);
-    return r;
-  }
-  std::vector<uint64_t> raw(header[1] * 4);
-  if (!ReadMemory(t.pid, header[0], raw.data(), raw.size() * 8)) {
-    r.ok = false;
-    r.error = "cannot read label storage at " + Hex(header[0]);
-    return r;
-  }
-  auto read_string = [&](uint64_t len, uint64_t buf, std::string* out) {
-    if (len > kMaxString) return false;
-    out->resize(len);
-    return ReadMemory(t.pid, buf, out->data(), len);
-  };
-  for (uint64_t i = 0; i < header[1]; ++i) {
-    Slot s;
-    const uint64_t* l = &raw[i * 4];  // key.len, key.buf, value.len, value.buf
-    s.key_null = l[1] == 0;
-    if (!s.key_null &&
-        (!read_string(l[0], l[1], &s.key) || l[3] == 0 || !read_string(l[2], l[3], &s.value))) {
-      r.ok = false;
-      r.error = "cannot read label " + std::to_string(i);
-      return r;
-    }
-    r.slots.push_back(std::move(s));
-  }
+  r.set = DecodeLabelSet(memory, set_address, limits);
   return r;
 }
 
-std::vector<Label> AbiView(const std::vector<Slot>& slots) {
-  std::vector<Label> out;
-  for (const Slot& s : slots) {
-    if (s.key_null) continue;
-    bool seen = false;
-    for (const Label& l : out) seen = seen || l.key == s.key;
-    if (!seen) out.push_back({s.key, s.value});
+ThreadRead ReadThread(const AbiTarget& t, ThreadStopper* stopper, const ReadLimits& limits) {
+  uint64_t thread_pointer = 0;
+  if (!stopper->ThreadPointer(&thread_pointer)) {
+    ThreadRead r;
+    r.set.error = stopper->error();
+    return r;
   }
-  return out;
-}
-
-std::vector<Label> ParcaView(const std::vector<Slot>& slots) {
-  std::vector<Label> out;
-  for (size_t i = 0; i < slots.size() && i < ParcaLimits::kSlots; ++i) {
-    if (slots[i].key_null) continue;
-    Label l{slots[i].key.substr(0, ParcaLimits::kKey),
-            slots[i].value.substr(0, ParcaLimits::kValue)};
-    bool replaced = false;
-    for (Label& existing : out) {
-      if (existing.key == l.key) {
-        existing.value = l.value;
-        replaced = true;
-      }
-    }
-    if (!replaced) out.push_back(std::move(l));
-  }
-  return out;
-}
-
-std::vector<std::string> ParcaNotes(const std::vector<Slot>& slots) {
-  std::vector<std::string> notes;
-  if (slots.size() > ParcaLimits::kSlots) {
-    notes.push_back("only the first 10 of " + std::to_string(slots.size()) + " labels are read");
-  }
-  for (size_t i = 0; i < slots.size() && i < ParcaLimits::kSlots; ++i) {
-    const Slot& s = slots[i];
-    if (s.key_null) continue;
-    if (s.key.size() > ParcaLimits::kKey) {
-      notes.push_back("key \"" + s.key.substr(0, ParcaLimits::kKey) + "...\" is cut to 25 bytes (" +
-                      std::to_string(s.key.size()) + ")");
-    }
-    if (s.value.size() > ParcaLimits::kValue) {
-      notes.push_back("value of \"" + s.key.substr(0, ParcaLimits::kKey) +
-                      "\" is cut to 53 bytes (" + std::to_string(s.value.size()) + ")");
-    }
-  }
-  return notes;
+  return ReadCurrentSet(t, thread_pointer, ProcessMemory(t.pid), limits);
 }
 
 }  // namespace customlabels::reader

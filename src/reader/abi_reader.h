@@ -10,10 +10,11 @@
 #include <cstdint>
 #include <optional>
 #include <string>
-#include <vector>
 
-#include "elf_file.h"
+#include "label_set_decoder.h"
+#include "memory_source.h"
 #include "process.h"
+#include "read_limits.h"
 
 namespace customlabels::reader {
 
@@ -34,12 +35,6 @@ struct Failure {
   std::string message;
 };
 
-// One slot of a label set exactly as stored (null keys included).
-struct Slot {
-  bool key_null = false;
-  std::string key, value;
-};
-
 struct AbiTarget {
   pid_t pid = 0;
   std::string path;   // of the mapped addon
@@ -52,35 +47,27 @@ struct AbiTarget {
   std::optional<uint64_t> tls_size;
 };
 
+// The readers find the ABI's module by its file name (the spec's pattern).
+constexpr const char* kAddonNamePattern = R"(libcustomlabels.*\.so$|customlabels\.node$)";
+bool IsAddonFileName(const std::string& path);
+
 // Locates and validates the ABI in `pid`; nullopt with `failure` otherwise.
 std::optional<AbiTarget> LocateAbi(pid_t pid, Failure* failure);
 
 struct ThreadRead {
-  bool ok = false;  // false: the thread is gone or unreadable
-  std::string error;
   uint64_t thread_pointer = 0;
   uint64_t slot_address = 0;  // 0 if the dynamic TLS block is not allocated
-  uint64_t set_address = 0;   // 0 = NULL
-  std::vector<Slot> slots;    // raw storage[0..count)
+  // The thread's current set; set.error also says when the TLS slot itself
+  // could not be read (then set.address is 0).
+  DecodedSet set;
 };
 
-// Reads one thread's current set. `stopper` must hold the thread stopped.
-ThreadRead ReadThread(const AbiTarget& target, pid_t tid, ThreadStopper* stopper);
-
-struct Label {
-  std::string key, value;
-};
-// ABI semantics: null keys skipped, the first label of a key wins.
-std::vector<Label> AbiView(const std::vector<Slot>& slots);
-
-// What the Parca agent keeps: the first 10 slots (null-key slots count),
-// keys cut to 25 bytes and values to 53, the last of duplicate keys.
-struct ParcaLimits {
-  static constexpr size_t kSlots = 10, kKey = 25, kValue = 53;
-};
-std::vector<Label> ParcaView(const std::vector<Slot>& slots);
-// Human-readable notes on what Parca would drop or cut (empty if nothing).
-std::vector<std::string> ParcaNotes(const std::vector<Slot>& slots);
+// Reads the current set of the thread whose thread pointer is
+// `thread_pointer`, from `memory`: pure, so tests run it on an image.
+ThreadRead ReadCurrentSet(const AbiTarget& target, uint64_t thread_pointer,
+                          const MemorySource& memory, const ReadLimits& limits);
+// Reads one live thread's current set. `stopper` must hold it stopped.
+ThreadRead ReadThread(const AbiTarget& target, ThreadStopper* stopper, const ReadLimits& limits);
 
 }  // namespace customlabels::reader
 

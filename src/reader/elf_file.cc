@@ -2,27 +2,50 @@
 
 #include <elf.h>
 
+#include <algorithm>
 #include <cstring>
-#include <fstream>
-#include <iterator>
+
+#include "file_bytes.h"
+#include "memory_image.h"
 
 namespace customlabels::reader {
 
 namespace {
 
-template <typename T>
-bool At(const std::vector<uint8_t>& data, uint64_t offset, T* out) {
-  if (offset > data.size() || sizeof(T) > data.size() - offset) return false;
-  std::memcpy(out, data.data() + offset, sizeof(T));
-  return true;
-}
+// Entries read per MemorySource call while scanning a table.
+constexpr uint64_t kChunkBytes = 8192;
 
-std::string CString(const std::vector<uint8_t>& data, uint64_t offset, uint64_t limit) {
-  std::string out;
-  for (uint64_t i = offset; i < limit && i < data.size() && data[i] != 0; ++i) {
-    out.push_back(static_cast<char>(data[i]));
+// Calls `visit(entry_bytes)` for each of the `entsize`-byte entries of the
+// table at [offset, offset + size), read in chunks, until `visit` returns
+// true (found), the table or `*budget` is exhausted, or an entry cannot be
+// read (a table that runs past the end of the file ends there).
+template <typename Visit>
+bool Scan(const MemorySource& bytes, uint64_t offset, uint64_t size, uint64_t entsize,
+          uint64_t* budget, Visit visit) {
+  if (entsize == 0 || entsize > kChunkBytes) return false;
+  const uint64_t count = size / entsize;
+  const uint64_t per_chunk = kChunkBytes / entsize;
+  unsigned char chunk[kChunkBytes];
+  for (uint64_t i = 0; i < count && *budget != 0;) {
+    const uint64_t n = std::min({per_chunk, count - i, *budget});
+    if (i > (UINT64_MAX - offset) / entsize) return false;
+    const uint64_t at = offset + i * entsize;
+    uint64_t readable = n;
+    if (!bytes.Read(at, chunk, static_cast<size_t>(n * entsize))) {
+      readable = 0;  // up to where the table stops being readable
+      while (readable < n && readable * entsize <= UINT64_MAX - at &&
+             bytes.Read(at + readable * entsize, chunk + readable * entsize, entsize)) {
+        ++readable;
+      }
+    }
+    *budget -= readable;
+    for (uint64_t k = 0; k < readable; ++k) {
+      if (visit(chunk + k * entsize)) return true;
+    }
+    if (readable < n) return false;
+    i += n;
   }
-  return out;
+  return false;
 }
 
 }  // namespace
@@ -50,113 +73,142 @@ const char* MachineName(uint16_t machine) {
 }
 
 std::optional<ElfFile> ElfFile::Open(const std::string& path, std::string* error) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    *error = "cannot open " + path + ": " + std::strerror(errno);
-    return std::nullopt;
-  }
-  ElfFile f;
-  f.data_.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  std::unique_ptr<FileBytes> bytes = FileBytes::Open(path, error);
+  if (bytes == nullptr) return std::nullopt;
+  return Parse(std::move(bytes), path, error);
+}
+
+std::optional<ElfFile> ElfFile::FromBytes(std::string bytes, std::string* error) {
+  auto image = std::make_unique<MemoryImage>();
+  if (!bytes.empty()) image->Add(0, std::move(bytes));
+  return Parse(std::move(image), "the input", error);
+}
+
+std::optional<ElfFile> ElfFile::Parse(std::unique_ptr<MemorySource> bytes, const std::string& name,
+                                      std::string* error) {
+  ElfFile f(std::move(bytes));
+  const MemorySource& in = *f.bytes_;
   Elf64_Ehdr eh;
-  if (!At(f.data_, 0, &eh) || std::memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0) {
-    *error = path + " is not an ELF file";
+  if (!in.ReadValue(0, &eh) || std::memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0) {
+    *error = name + " is not an ELF file";
     return std::nullopt;
   }
   if (eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_ident[EI_DATA] != ELFDATA2LSB) {
-    *error = path + " is not a little-endian ELF64 file";
+    *error = name + " is not a little-endian ELF64 file";
     return std::nullopt;
   }
   f.machine_ = eh.e_machine;
-  for (uint16_t i = 0; i < eh.e_phnum; ++i) {
-    Elf64_Phdr ph;
-    if (!At(f.data_, eh.e_phoff + uint64_t{i} * eh.e_phentsize, &ph)) break;
-    if (ph.p_type == PT_LOAD) f.loads_.push_back({ph.p_vaddr, ph.p_offset, ph.p_filesz});
-    if (ph.p_type == PT_TLS) f.tls_size_ = ph.p_memsz;
+  if (eh.e_phentsize >= sizeof(Elf64_Phdr)) {
+    for (uint16_t i = 0; i < eh.e_phnum; ++i) {
+      Elf64_Phdr ph;
+      if (eh.e_phoff > UINT64_MAX - uint64_t{i} * eh.e_phentsize ||
+          !in.ReadValue(eh.e_phoff + uint64_t{i} * eh.e_phentsize, &ph)) {
+        break;
+      }
+      if (ph.p_type == PT_LOAD) f.loads_.push_back({ph.p_vaddr, ph.p_offset, ph.p_filesz});
+      if (ph.p_type == PT_TLS) f.tls_size_ = ph.p_memsz;
+    }
   }
-  std::vector<Elf64_Shdr> sections;
-  for (uint16_t i = 0; i < eh.e_shnum; ++i) {
-    Elf64_Shdr sh;
-    if (!At(f.data_, eh.e_shoff + uint64_t{i} * eh.e_shentsize, &sh)) break;
-    sections.push_back(sh);
+  if (eh.e_shentsize >= sizeof(Elf64_Shdr)) {
+    for (uint16_t i = 0; i < eh.e_shnum; ++i) {
+      Elf64_Shdr sh;
+      if (eh.e_shoff > UINT64_MAX - uint64_t{i} * eh.e_shentsize ||
+          !in.ReadValue(eh.e_shoff + uint64_t{i} * eh.e_shentsize, &sh)) {
+        break;
+      }
+      f.sections_.push_back({sh.sh_type, sh.sh_link, sh.sh_offset, sh.sh_size, sh.sh_entsize});
+    }
   }
-  if (sections.empty()) {
-    *error = path + " has no section headers";
+  if (f.sections_.empty()) {
+    *error = name + " has no section headers";
     return std::nullopt;
-  }
-  // Symbols of a symbol table section, with names from its linked strtab.
-  auto symbols = [&f, &sections](const Elf64_Shdr& symtab) {
-    std::vector<ElfSymbol> out;
-    if (symtab.sh_link >= sections.size() || symtab.sh_entsize < sizeof(Elf64_Sym)) return out;
-    const Elf64_Shdr& strtab = sections[symtab.sh_link];
-    const uint64_t n = symtab.sh_size / symtab.sh_entsize;
-    for (uint64_t i = 0; i < n; ++i) {
-      Elf64_Sym s;
-      if (!At(f.data_, symtab.sh_offset + i * symtab.sh_entsize, &s)) break;
-      ElfSymbol sym;
-      sym.name = CString(f.data_, strtab.sh_offset + s.st_name, strtab.sh_offset + strtab.sh_size);
-      sym.value = s.st_value;
-      sym.size = s.st_size;
-      sym.type = ELF64_ST_TYPE(s.st_info);
-      sym.bind = ELF64_ST_BIND(s.st_info);
-      sym.visibility = ELF64_ST_VISIBILITY(s.st_other);
-      sym.section = s.st_shndx;
-      out.push_back(std::move(sym));
-    }
-    return out;
-  };
-  for (const Elf64_Shdr& sh : sections) {
-    if (sh.sh_type == SHT_DYNSYM) f.dynsym_ = symbols(sh);
-  }
-  for (const Elf64_Shdr& sh : sections) {
-    if (sh.sh_type != SHT_RELA || sh.sh_entsize < sizeof(Elf64_Rela)) continue;
-    std::vector<ElfSymbol> syms;
-    if (sh.sh_link < sections.size()) syms = symbols(sections[sh.sh_link]);
-    const uint64_t n = sh.sh_size / sh.sh_entsize;
-    for (uint64_t i = 0; i < n; ++i) {
-      Elf64_Rela r;
-      if (!At(f.data_, sh.sh_offset + i * sh.sh_entsize, &r)) break;
-      ElfRelocation rel;
-      rel.offset = r.r_offset;
-      rel.type = static_cast<uint32_t>(ELF64_R_TYPE(r.r_info));
-      const uint64_t index = ELF64_R_SYM(r.r_info);
-      if (index < syms.size()) rel.symbol = syms[index].name;
-      f.relocations_.push_back(std::move(rel));
-    }
   }
   return f;
 }
 
 std::optional<uint64_t> ElfFile::VaddrOfOffset(uint64_t offset) const {
   for (const Load& l : loads_) {
-    if (offset >= l.offset && offset < l.offset + (l.filesz == 0 ? 1 : l.filesz)) {
+    if (offset >= l.offset && offset - l.offset < std::max<uint64_t>(l.filesz, 1)) {
       return l.vaddr - l.offset;
     }
   }
   return std::nullopt;
 }
 
-const ElfSymbol* ElfFile::FindDynamicSymbol(const std::string& name) const {
-  for (const ElfSymbol& s : dynsym_) {
-    if (s.name == name && s.section != SHN_UNDEF) return &s;
+bool ElfFile::NameIs(uint32_t strtab, uint64_t offset, std::string_view name) const {
+  if (strtab >= sections_.size()) return false;
+  const Section& s = sections_[strtab];
+  // The name and its NUL must lie inside the string table.
+  if (offset >= s.size || name.size() >= s.size - offset || s.offset > UINT64_MAX - offset) {
+    return false;
   }
-  return nullptr;
+  char buf[256];
+  if (name.size() + 1 > sizeof(buf)) return false;
+  if (!bytes_->Read(s.offset + offset, buf, name.size() + 1)) return false;
+  return buf[name.size()] == '\0' && std::memcmp(buf, name.data(), name.size()) == 0;
 }
 
-const ElfRelocation* ElfFile::FindTlsDescriptor(const std::string& symbol) const {
+std::optional<ElfSymbol> ElfFile::FindDynamicSymbol(std::string_view name) const {
+  const auto dynsym = std::find_if(sections_.begin(), sections_.end(),
+                                   [](const Section& s) { return s.type == SHT_DYNSYM; });
+  if (dynsym == sections_.end() || dynsym->entsize < sizeof(Elf64_Sym)) return std::nullopt;
+  std::optional<ElfSymbol> found;
+  uint64_t budget = kMaxScannedEntries;
+  Scan(*bytes_, dynsym->offset, dynsym->size, dynsym->entsize, &budget,
+       [&](const unsigned char* entry) {
+         Elf64_Sym s;
+         std::memcpy(&s, entry, sizeof(s));
+         if (s.st_shndx == SHN_UNDEF || !NameIs(dynsym->link, s.st_name, name)) return false;
+         ElfSymbol sym;
+         sym.name = std::string(name);
+         sym.value = s.st_value;
+         sym.size = s.st_size;
+         sym.type = ELF64_ST_TYPE(s.st_info);
+         sym.bind = ELF64_ST_BIND(s.st_info);
+         sym.visibility = ELF64_ST_VISIBILITY(s.st_other);
+         sym.section = s.st_shndx;
+         found = std::move(sym);
+         return true;
+       });
+  return found;
+}
+
+std::optional<ElfRelocation> ElfFile::FindTlsDescriptor(std::string_view symbol) const {
   const uint32_t type = TlsDescriptorType(machine_);
-  for (const ElfRelocation& r : relocations_) {
-    if (r.type == type && r.symbol == symbol) return &r;
+  uint64_t budget = kMaxScannedEntries;
+  for (const Section& rela : sections_) {
+    if (rela.type != SHT_RELA || rela.entsize < sizeof(Elf64_Rela)) continue;
+    if (rela.link >= sections_.size()) continue;
+    const Section& symtab = sections_[rela.link];
+    if (symtab.entsize < sizeof(Elf64_Sym)) continue;
+    std::optional<ElfRelocation> found;
+    Scan(*bytes_, rela.offset, rela.size, rela.entsize, &budget, [&](const unsigned char* entry) {
+      Elf64_Rela r;
+      std::memcpy(&r, entry, sizeof(r));
+      if (ELF64_R_TYPE(r.r_info) != type) return false;
+      const uint64_t index = ELF64_R_SYM(r.r_info);
+      Elf64_Sym s;
+      if (index >= symtab.size / symtab.entsize ||
+          symtab.offset > UINT64_MAX - index * symtab.entsize ||
+          !bytes_->ReadValue(symtab.offset + index * symtab.entsize, &s) ||
+          !NameIs(symtab.link, s.st_name, symbol)) {
+        return false;
+      }
+      found = ElfRelocation{r.r_offset, type, std::string(symbol)};
+      return true;
+    });
+    if (found) return found;
+    if (budget == 0) break;
   }
-  return nullptr;
+  return std::nullopt;
 }
 
 bool ElfFile::ReadVaddr(uint64_t vaddr, void* out, size_t size) const {
   for (const Load& l : loads_) {
     if (vaddr >= l.vaddr && vaddr - l.vaddr <= l.filesz && size <= l.filesz - (vaddr - l.vaddr)) {
-      const uint64_t offset = l.offset + (vaddr - l.vaddr);
-      if (offset + size > data_.size()) return false;
-      std::memcpy(out, data_.data() + offset, size);
-      return true;
+      const uint64_t delta = vaddr - l.vaddr;
+      if (l.offset > UINT64_MAX - delta) return false;
+      return bytes_->Read(l.offset + delta, out, size);
     }
   }
   return false;

@@ -1,13 +1,20 @@
-// Reads what the Custom Label ABI needs from an ELF64 shared object on disk:
-// .dynsym, the RELA sections named in the section headers, PT_TLS and the
-// bytes at a virtual address. No Node.js, no process access.
+// Reads what the Custom Label ABI needs from an ELF64 shared object: .dynsym,
+// the RELA sections named in the section headers, PT_TLS and the bytes at a
+// virtual address. The bytes are untrusted and read on demand through a
+// MemorySource (a file, or bytes in memory for fuzzing): parsing keeps only
+// the headers, every lookup scans a bounded number of entries, and nothing is
+// allocated from a size the file states. No Node.js, no process access.
 #ifndef CUSTOMLABELS_READER_ELF_FILE_H_
 #define CUSTOMLABELS_READER_ELF_FILE_H_
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
+
+#include "memory_source.h"
 
 namespace customlabels::reader {
 
@@ -29,20 +36,27 @@ struct ElfRelocation {
 
 class ElfFile final {
  public:
-  // Parses `path`; on failure returns nullopt and says why in `error`.
+  // Most symbol or relocation entries one lookup scans (all tables together).
+  static constexpr uint64_t kMaxScannedEntries = uint64_t{1} << 22;
+
+  // Parses the file at `path`; on failure returns nullopt and says why.
   static std::optional<ElfFile> Open(const std::string& path, std::string* error);
+  // Parses `bytes` (`name` is used in messages).
+  static std::optional<ElfFile> Parse(std::unique_ptr<MemorySource> bytes, const std::string& name,
+                                      std::string* error);
+  static std::optional<ElfFile> FromBytes(std::string bytes, std::string* error);
 
   uint16_t machine() const { return machine_; }
-  const std::vector<ElfSymbol>& dynamic_symbols() const { return dynsym_; }
-  const std::vector<ElfRelocation>& relocations() const { return relocations_; }
   // p_memsz of PT_TLS, if there is one.
   std::optional<uint64_t> tls_size() const { return tls_size_; }
   // p_vaddr - p_offset of the PT_LOAD that maps file offset `offset`.
   std::optional<uint64_t> VaddrOfOffset(uint64_t offset) const;
 
-  const ElfSymbol* FindDynamicSymbol(const std::string& name) const;
-  // The TLSDESC relocation (R_X86_64_TLSDESC / R_AARCH64_TLSDESC) naming `symbol`.
-  const ElfRelocation* FindTlsDescriptor(const std::string& symbol) const;
+  // The defined symbol `name` of the (first) SHT_DYNSYM section.
+  std::optional<ElfSymbol> FindDynamicSymbol(std::string_view name) const;
+  // The first TLSDESC relocation (R_X86_64_TLSDESC / R_AARCH64_TLSDESC) of
+  // any SHT_RELA section that names `symbol`.
+  std::optional<ElfRelocation> FindTlsDescriptor(std::string_view symbol) const;
   // Reads file bytes that back virtual address `vaddr` (initialized data).
   bool ReadVaddr(uint64_t vaddr, void* out, size_t size) const;
 
@@ -50,11 +64,19 @@ class ElfFile final {
   struct Load {
     uint64_t vaddr, offset, filesz;
   };
+  struct Section {
+    uint32_t type;
+    uint32_t link;
+    uint64_t offset, size, entsize;
+  };
+  explicit ElfFile(std::unique_ptr<MemorySource> bytes) : bytes_(std::move(bytes)) {}
+  // Whether the string at `offset` of string table section `strtab` is `name`.
+  bool NameIs(uint32_t strtab, uint64_t offset, std::string_view name) const;
+
+  std::unique_ptr<MemorySource> bytes_;
   uint16_t machine_ = 0;
-  std::vector<uint8_t> data_;
   std::vector<Load> loads_;
-  std::vector<ElfSymbol> dynsym_;
-  std::vector<ElfRelocation> relocations_;
+  std::vector<Section> sections_;
   std::optional<uint64_t> tls_size_;
 };
 

@@ -101,6 +101,12 @@ std::string TextString(const std::string& s) {
   return out;
 }
 
+std::string Hex(uint64_t value) {
+  char buf[24];
+  std::snprintf(buf, sizeof(buf), "0x%llx", static_cast<unsigned long long>(value));
+  return buf;
+}
+
 std::string JsonLabels(const std::vector<Label>* labels) {
   if (labels == nullptr) return "null";
   std::string out = "{";

@@ -2,10 +2,11 @@
 #ifndef CUSTOMLABELS_READER_FORMAT_H_
 #define CUSTOMLABELS_READER_FORMAT_H_
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
-#include "abi_reader.h"
+#include "label_views.h"
 
 namespace customlabels::reader {
 
@@ -15,6 +16,8 @@ namespace customlabels::reader {
 std::string JsonString(const std::string& bytes);
 // For terminals: printable UTF-8 as is; control and invalid bytes as \xNN.
 std::string TextString(const std::string& bytes);
+// "0x1f" (lowercase hex).
+std::string Hex(uint64_t value);
 // {"k":"v",...} or null
 std::string JsonLabels(const std::vector<Label>* labels);
 // k=v k=v, or "(none)"

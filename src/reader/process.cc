@@ -75,11 +75,16 @@ char ThreadState(pid_t pid, pid_t tid) {
   return paren == std::string::npos || paren + 2 >= stat.size() ? 0 : stat[paren + 2];
 }
 
-bool ReadMemory(pid_t pid, uint64_t address, void* out, size_t size) {
+bool ProcessMemory::Read(uint64_t address, void* out, size_t size) const {
   if (size == 0) return true;
+  if (size - 1 > UINT64_MAX - address) {  // wraps the address space
+    errno = EFAULT;
+    return false;
+  }
+  // process_vm_readv stops at the first unreadable page; a short read fails.
   iovec local{out, size};
   iovec remote{reinterpret_cast<void*>(address), size};
-  return process_vm_readv(pid, &local, 1, &remote, 1, 0) == static_cast<ssize_t>(size);
+  return process_vm_readv(pid_, &local, 1, &remote, 1, 0) == static_cast<ssize_t>(size);
 }
 
 ThreadStopper::~ThreadStopper() { Detach(); }

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "memory_source.h"
+
 namespace customlabels::reader {
 
 struct Mapping {
@@ -26,12 +28,17 @@ std::vector<pid_t> ListThreads(pid_t pid);
 std::string ThreadName(pid_t pid, pid_t tid);
 // 'R', 'S', 'D', ... from /proc/PID/task/TID/stat, or 0 if gone.
 char ThreadState(pid_t pid, pid_t tid);
-// process_vm_readv of `size` bytes; false if any byte is unreadable.
-bool ReadMemory(pid_t pid, uint64_t address, void* out, size_t size);
-template <typename T>
-bool ReadValue(pid_t pid, uint64_t address, T* out) {
-  return ReadMemory(pid, address, out, sizeof(T));
-}
+
+// Another process's memory, read with process_vm_readv; errno says why a
+// read failed.
+class ProcessMemory final : public MemorySource {
+ public:
+  explicit ProcessMemory(pid_t pid) : pid_(pid) {}
+  bool Read(uint64_t address, void* out, size_t size) const override;
+
+ private:
+  pid_t pid_;
+};
 
 // A thread held in a ptrace stop. The kernel resumes it if this process
 // dies, so a killed reader never leaves the target stopped.

@@ -1,12 +1,23 @@
 // The reader's pure parts: output encodings, what each reader keeps, and the
-// ELF facts it looks up, checked on the probe module built like the addon.
+// ELF facts it looks up, checked on the probe module built like the addon and
+// on hostile variants of it.
 #include <elf.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <memory>
+
 #include "reader/abi_reader.h"
+#include "reader/elf_checks.h"
 #include "reader/elf_file.h"
 #include "reader/format.h"
+#include "reader/label_views.h"
+#include "reader/memory_image.h"
+#include "reader/reader_profiles.h"
 
 namespace customlabels::reader {
 namespace {
@@ -39,52 +50,118 @@ TEST(Format, LabelsAsJsonAndText) {
   EXPECT_EQ(TextLabels(nullptr), "(none)");
 }
 
-std::vector<Slot> Slots(std::initializer_list<std::pair<const char*, const char*>> kv) {
-  std::vector<Slot> out;
-  for (const auto& [k, v] : kv) out.push_back({k == nullptr, k == nullptr ? "" : k, v});
-  return out;
+// A decoded set whose slots are `kv` as published (nullptr: null key).
+DecodedSet SetOf(std::initializer_list<std::pair<const char*, std::string>> kv) {
+  DecodedSet d;
+  d.address = 0x1000;
+  for (const auto& [k, v] : kv) {
+    Slot s;
+    s.index = d.slots.size();
+    s.key_null = k == nullptr;
+    s.key = k == nullptr ? "" : k;
+    s.key_length = s.key.size();
+    s.value = v;
+    s.value_length = v.size();
+    d.slots.push_back(std::move(s));
+  }
+  d.count = d.slots.size();
+  return d;
 }
 
 TEST(Views, AbiViewSkipsNullKeysAndKeepsTheFirstDuplicate) {
-  const auto view = AbiView(Slots({{nullptr, "x"}, {"a", "first"}, {"b", "2"}, {"a", "second"}}));
+  const auto view = AbiView(SetOf({{nullptr, "x"}, {"a", "first"}, {"b", "2"}, {"a", "second"}}));
   ASSERT_EQ(view.size(), 2u);
   EXPECT_EQ(view[0].value, "first");
+  EXPECT_EQ(view[0].index, 1u);
 }
 
 TEST(Views, ParcaViewCountsNullSlotsCutsLengthsAndKeepsTheLastDuplicate) {
-  std::vector<Slot> slots = Slots({{nullptr, "x"}, {"a", "first"}, {"a", "second"}});
-  for (int i = 0; i < 10; ++i) slots.push_back({false, "k" + std::to_string(i), "v"});
-  slots.push_back({false, std::string(30, 'k'), std::string(60, 'v')});
-  const auto view = ParcaView(slots);
+  const ReaderProfile& parca = *FindReaderProfile("parca");
+  DecodedSet d = SetOf({{nullptr, "x"}, {"a", "first"}, {"a", "second"}});
+  for (int i = 0; i < 10; ++i) {
+    Slot s;
+    s.index = d.slots.size();
+    s.key = "k" + std::to_string(i);
+    s.key_length = s.key.size();
+    s.value = "v";
+    s.value_length = 1;
+    d.slots.push_back(s);
+  }
+  d.count = d.slots.size();
+  const auto view = ProfileView(d, parca);
   // 10 slots read: null, a, a, k0..k6.
   ASSERT_EQ(view.size(), 8u);
   EXPECT_EQ(view[0].key, "a");
   EXPECT_EQ(view[0].value, "second");
   EXPECT_EQ(view.back().key, "k6");
-  std::vector<Slot> long_ones = {{false, std::string(30, 'k'), std::string(60, 'v')}};
-  const auto cut = ParcaView(long_ones);
+  EXPECT_EQ(ProfileNotes(d, parca),
+            std::vector<std::string>{"only the first 10 of 13 labels are read"});
+  const DecodedSet long_ones = SetOf({{"kkkkkkkkkkkkkkkkkkkkkkkkkkkkkk", std::string(60, 'v')}});
+  const auto cut = ProfileView(long_ones, parca);
   EXPECT_EQ(cut[0].key.size(), 25u);
   EXPECT_EQ(cut[0].value.size(), 53u);
-  EXPECT_EQ(ParcaNotes(long_ones).size(), 2u);
-  EXPECT_TRUE(ParcaNotes(Slots({{"a", "1"}})).empty());
+  EXPECT_EQ(
+      ProfileNotes(long_ones, parca),
+      (std::vector<std::string>{"key \"kkkkkkkkkkkkkkkkkkkkkkkkk...\" is cut to 25 bytes (30)",
+                                "value of \"kkkkkkkkkkkkkkkkkkkkkkkkk\" is cut to 53 bytes (60)"}));
+  EXPECT_TRUE(ProfileNotes(SetOf({{"a", "1"}}), parca).empty());
+}
+
+TEST(Views, ProfilesNoteThePublishedLengthsNotWhatTheReaderKept) {
+  DecodedSet d = SetOf({{"big", std::string(100, 'v')}});
+  d.slots[0].value_length = 268435456;  // cut to 100 by --max-value-bytes
+  d.slots[0].value_cut = kLimitValueBytes;
+  EXPECT_EQ(ProfileNotes(d, *FindReaderProfile("parca")),
+            std::vector<std::string>{"value of \"big\" is cut to 53 bytes (268435456)"});
+}
+
+TEST(ReaderProfiles, TheTableNamesEachProfileOnceWithItsNumbers) {
+  ASSERT_FALSE(ReaderProfiles().empty());
+  for (const ReaderProfile& p : ReaderProfiles()) {
+    EXPECT_EQ(FindReaderProfile(p.name), &p);
+    EXPECT_GT(p.max_labels, 0u);
+    EXPECT_GT(p.max_key_bytes, 0u);
+    EXPECT_NE(std::string(p.citation), "");
+  }
+  const ReaderProfile* parca = FindReaderProfile("parca");
+  ASSERT_NE(parca, nullptr);
+  EXPECT_EQ(parca->max_labels, 10u);
+  EXPECT_EQ(parca->max_key_bytes, 25u);
+  EXPECT_EQ(parca->max_value_bytes, 53u);
+  EXPECT_EQ(parca->duplicates, ReaderProfile::Duplicates::kLastWins);
+  EXPECT_EQ(FindReaderProfile("nope"), nullptr);
+}
+
+std::string ReadFile(const char* path) {
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+void ExpectAbiFound(const ElfFile& elf) {
+  const std::optional<ElfSymbol> version = elf.FindDynamicSymbol("custom_labels_abi_version");
+  ASSERT_TRUE(version);
+  EXPECT_EQ(version->size, 4u);
+  EXPECT_EQ(version->type, unsigned{STT_OBJECT});
+  uint32_t value = 0;
+  ASSERT_TRUE(elf.ReadVaddr(version->value, &value, sizeof(value)));
+  EXPECT_EQ(value, 1u);
+  const std::optional<ElfSymbol> set = elf.FindDynamicSymbol("custom_labels_current_set");
+  ASSERT_TRUE(set);
+  EXPECT_EQ(set->type, unsigned{STT_TLS});
+  EXPECT_TRUE(elf.FindTlsDescriptor("custom_labels_current_set"));
+  EXPECT_EQ(elf.tls_size().value_or(0), 8u);
+  EXPECT_FALSE(elf.FindDynamicSymbol("custom_labels_abi_versio"));  // no prefix matches
 }
 
 TEST(ElfFile, FindsTheAbiInTheProbeModule) {
   std::string error;
   auto elf = ElfFile::Open(CUSTOMLABELS_PROBE_MODULE, &error);
   ASSERT_TRUE(elf) << error;
-  const ElfSymbol* version = elf->FindDynamicSymbol("custom_labels_abi_version");
-  ASSERT_NE(version, nullptr);
-  EXPECT_EQ(version->size, 4u);
-  EXPECT_EQ(version->type, unsigned{STT_OBJECT});
-  uint32_t value = 0;
-  ASSERT_TRUE(elf->ReadVaddr(version->value, &value, sizeof(value)));
-  EXPECT_EQ(value, 1u);
-  const ElfSymbol* set = elf->FindDynamicSymbol("custom_labels_current_set");
-  ASSERT_NE(set, nullptr);
-  EXPECT_EQ(set->type, unsigned{STT_TLS});
-  EXPECT_NE(elf->FindTlsDescriptor("custom_labels_current_set"), nullptr);
-  EXPECT_EQ(elf->tls_size().value_or(0), 8u);
+  ExpectAbiFound(*elf);
+  auto bytes = ElfFile::FromBytes(ReadFile(CUSTOMLABELS_PROBE_MODULE), &error);
+  ASSERT_TRUE(bytes) << error;
+  ExpectAbiFound(*bytes);
+  for (const CheckLine& l : CheckElf(*bytes, "x/customlabels.node")) EXPECT_TRUE(l.pass) << l.text;
 }
 
 TEST(ElfFile, RejectsWhatIsNotAnElf64File) {
@@ -93,6 +170,94 @@ TEST(ElfFile, RejectsWhatIsNotAnElf64File) {
   EXPECT_NE(error.find("not an ELF"), std::string::npos);
   EXPECT_FALSE(ElfFile::Open("/nonexistent/customlabels.node", &error));
   EXPECT_NE(error.find("cannot open"), std::string::npos);
+  EXPECT_FALSE(ElfFile::Open(CUSTOMLABELS_PROBE_SOURCE_ROOT, &error));
+  EXPECT_EQ(error, "cannot open " CUSTOMLABELS_PROBE_SOURCE_ROOT ": is a directory");
+  // Never read to the end of something endless.
+  EXPECT_FALSE(ElfFile::Open("/dev/zero", &error));
+  EXPECT_EQ(error, "cannot open /dev/zero: not a regular file");
+  // Nor wait for a writer that never comes.
+  const std::string fifo = ::testing::TempDir() + "customlabels-fifo-" + std::to_string(getpid());
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  EXPECT_FALSE(ElfFile::Open(fifo, &error));
+  EXPECT_EQ(error, "cannot open " + fifo + ": not a regular file");
+  unlink(fifo.c_str());
+  EXPECT_FALSE(ElfFile::FromBytes("", &error));
+  EXPECT_EQ(error, "the input is not an ELF file");
+}
+
+// Every prefix of a real module parses or fails cleanly; none crashes.
+TEST(ElfFile, TruncatedModulesFailCleanly) {
+  const std::string module = ReadFile(CUSTOMLABELS_PROBE_MODULE);
+  ASSERT_GT(module.size(), 1000u);
+  for (size_t size = 0; size < module.size(); size += 1 + size / 16) {
+    std::string error;
+    auto elf = ElfFile::FromBytes(module.substr(0, size), &error);
+    if (!elf) {
+      EXPECT_FALSE(error.empty());
+      continue;
+    }
+    (void)CheckElf(*elf, "customlabels.node");  // lookups on a truncated file
+  }
+}
+
+// A MemorySource that counts the bytes read from it (ElfFile owns it).
+struct CountedBytes final : MemorySource {
+  MemoryImage image;
+  std::shared_ptr<uint64_t> bytes = std::make_shared<uint64_t>(0);
+  bool Read(uint64_t address, void* out, size_t size) const override {
+    *bytes += size;
+    return image.Read(address, out, size);
+  }
+};
+
+// Section headers that all claim one huge table: lookups stop at the budget.
+TEST(ElfFile, HostileSectionTablesAreScannedWithinABudget) {
+  std::string bytes(1 << 20, '\0');
+  Elf64_Ehdr eh{};
+  std::memcpy(eh.e_ident, ELFMAG, SELFMAG);
+  eh.e_ident[EI_CLASS] = ELFCLASS64;
+  eh.e_ident[EI_DATA] = ELFDATA2LSB;
+  eh.e_machine = EM_X86_64;
+  eh.e_shoff = 4096;
+  eh.e_shentsize = sizeof(Elf64_Shdr);
+  eh.e_shnum = 4000;
+  std::memcpy(bytes.data(), &eh, sizeof(eh));
+  for (uint16_t i = 0; i < eh.e_shnum; ++i) {
+    Elf64_Shdr sh{};
+    sh.sh_type = i == 0 ? SHT_DYNSYM : SHT_RELA;
+    sh.sh_offset = 0;
+    sh.sh_size = ~uint64_t{0};  // "the whole address space"
+    sh.sh_entsize = i == 0 ? sizeof(Elf64_Sym) : sizeof(Elf64_Rela);
+    sh.sh_link = 0;
+    std::memcpy(bytes.data() + 4096 + i * sizeof(sh), &sh, sizeof(sh));
+  }
+  auto counted = std::make_unique<CountedBytes>();
+  counted->image.Add(0, std::move(bytes));
+  std::shared_ptr<uint64_t> read = counted->bytes;
+  std::string error;
+  auto elf = ElfFile::Parse(std::move(counted), "bomb", &error);
+  ASSERT_TRUE(elf) << error;
+  *read = 0;
+  EXPECT_FALSE(elf->FindDynamicSymbol("custom_labels_abi_version"));
+  // The table until the file ends (1 MiB), and one short name per entry.
+  EXPECT_LE(*read, 3u << 20);
+  *read = 0;
+  EXPECT_FALSE(elf->FindTlsDescriptor("custom_labels_current_set"));
+  // 4000 tables of 43,690 entries each would be 4 GiB; the budget stops it.
+  EXPECT_GT(*read, 0u);
+  // (plus one failed read of at most 8 KiB where each table meets the end).
+  EXPECT_LE(*read, ElfFile::kMaxScannedEntries * sizeof(Elf64_Rela) + 4000 * 8192);
+}
+
+TEST(ElfFile, AddressesAndOffsetsNearTheTopDoNotWrap) {
+  const std::string module = ReadFile(CUSTOMLABELS_PROBE_MODULE);
+  std::string error;
+  auto elf = ElfFile::FromBytes(module, &error);
+  ASSERT_TRUE(elf) << error;
+  uint64_t word;
+  EXPECT_FALSE(elf->ReadVaddr(~uint64_t{0} - 2, &word, sizeof(word)));
+  EXPECT_FALSE(elf->VaddrOfOffset(~uint64_t{0}));
+  EXPECT_TRUE(elf->VaddrOfOffset(0));
 }
 
 TEST(LocateAbi, ReportsProcessesWithoutTheAddon) {

@@ -1,7 +1,9 @@
-// ReadLabelSet is the reader's contract: skip null keys, first key wins.
+// ReadLabelSet is the reader's contract: null keys and null values are
+// ignored, and the first label of a key wins.
 #include <gtest/gtest.h>
 
 #include "core/label_set_builder.h"
+#include "label_set_cases.h"
 #include "test_util.h"
 
 namespace customlabels::core {
@@ -13,36 +15,21 @@ custom_labels_string_t S(const char* s) {
 
 using View = std::vector<std::pair<std::string_view, std::string_view>>;
 
-TEST(ReadLabelSet, NullSetReadsAsNoLabels) {
-  EXPECT_TRUE(ReadLabelSet(nullptr).empty());
-  custom_labels_labelset_t empty{nullptr, 0, 0};
-  EXPECT_TRUE(ReadLabelSet(&empty).empty());
+// The shared table: the reader's decoder is held to the same cases
+// (reader_decode_test.cc).
+class ReadLabelSetCase : public ::testing::TestWithParam<customlabels::testing::LabelSetCase> {};
+
+TEST_P(ReadLabelSetCase, SeesWhatTheSpecSays) {
+  customlabels::testing::CaseMemory memory;
+  const custom_labels_labelset_t* set = GetParam().build(&memory);
+  customlabels::testing::Pairs seen;
+  for (const auto& [key, value] : ReadLabelSet(set)) seen.emplace_back(key, value);
+  EXPECT_EQ(seen, GetParam().expected);
 }
 
-TEST(ReadLabelSet, SkipsNullKeysAndKeepsTheFirstOfADuplicatedKey) {
-  custom_labels_label_t labels[] = {
-      {{0, nullptr}, S("ignored")},
-      {S("a"), S("first")},
-      {S("b"), S("2")},
-      {S("a"), S("second")},
-  };
-  custom_labels_labelset_t set{labels, 4, 8};
-  EXPECT_EQ(ReadLabelSet(&set), (View{{"a", "first"}, {"b", "2"}}));
-}
-
-TEST(ReadLabelSet, FirstWinsAlsoInLargeSets) {
-  std::vector<std::string> keys;
-  for (int i = 0; i < 100; ++i) keys.push_back("k" + std::to_string(i % 40));
-  std::vector<custom_labels_label_t> labels;
-  for (size_t i = 0; i < keys.size(); ++i) {
-    labels.push_back({{keys[i].size(), reinterpret_cast<const unsigned char*>(keys[i].data())},
-                      i < 40 ? S("first") : S("later")});
-  }
-  custom_labels_labelset_t set{labels.data(), labels.size(), labels.size()};
-  const auto view = ReadLabelSet(&set);
-  ASSERT_EQ(view.size(), 40u);
-  for (const auto& kv : view) EXPECT_EQ(kv.second, "first");
-}
+INSTANTIATE_TEST_SUITE_P(Cases, ReadLabelSetCase,
+                         ::testing::ValuesIn(customlabels::testing::LabelSetCases()),
+                         customlabels::testing::CaseName());
 
 TEST(ReadLabelSet, ResetFromAForeignSetUsesReaderSemantics) {
   custom_labels_label_t labels[] = {

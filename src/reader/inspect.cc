@@ -1,0 +1,41 @@
+// `customlabels inspect`: each thread's current labels, read once.
+#include <cstdio>
+
+#include "commands.h"
+#include "report.h"
+
+namespace customlabels::reader {
+
+int RunInspect(const Options& o) {
+  const pid_t pid = std::stoi(o.target);
+  Failure f;
+  const std::optional<AbiTarget> t = LocateAbi(pid, &f);
+  if (!t) return Report(f);
+  const std::vector<pid_t> tids = SelectThreads(o, pid, &f);
+  if (f.exit != kOk) return Report(f);
+  if (!o.json) std::fputs(InspectHeader(pid, *t).c_str(), stdout);
+  bool held_any = false;
+  size_t read = 0, failed = 0;
+  for (pid_t tid : tids) {
+    ThreadStopper stopper(tid);
+    if (!stopper.Stop()) {
+      if (DeniedTracing(stopper, held_any)) return NotPermitted(pid, stopper.error());
+      continue;  // the thread exited meanwhile
+    }
+    held_any = true;
+    const ThreadRead r = ReadThread(*t, &stopper, o.limits);
+    stopper.Detach();
+    if (!r.set.ok() && ThreadState(pid, tid) == 0) continue;  // gone mid-read
+    ++read;
+    if (!r.set.ok()) ++failed;
+    const ThreadView view = MakeThreadView(tid, ThreadName(pid, tid), r.set, o.profile);
+    std::fputs((o.json ? JsonThread(view) : TextThread(view)).c_str(), stdout);
+  }
+  std::fflush(stdout);
+  if (read != 0 && failed == read) {
+    return Report({kUnreadable, "no thread's label set could be read"});
+  }
+  return kOk;
+}
+
+}  // namespace customlabels::reader

@@ -1,0 +1,70 @@
+// What inspect and sample print, in text and JSON: pure functions of what
+// was read, so the formats are unit tested without a process.
+#ifndef CUSTOMLABELS_READER_REPORT_H_
+#define CUSTOMLABELS_READER_REPORT_H_
+
+#include <sys/types.h>
+
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "abi_reader.h"
+#include "label_views.h"
+#include "reader_profiles.h"
+#include "sample_table.h"
+
+namespace customlabels::reader {
+
+// "static TLS, thread pointer -440" or "dynamic TLS (module 2, ...)".
+std::string TlsDescription(const AbiTarget& target);
+
+// Everything inspect prints about one thread, whatever the format.
+struct ThreadView {
+  pid_t tid = 0;
+  std::string name;
+  bool set_known = false;  // the set pointer was read
+  uint64_t set_address = 0;
+  std::string error;          // non-empty: the set could not be read
+  std::vector<Label> labels;  // the ABI's view, or the selected profile's
+  Truncation truncation;
+  std::vector<std::string> problems;
+  uint64_t more_problems = 0;
+  // Default view only: what each profiled reader would cut.
+  std::vector<std::pair<const ReaderProfile*, std::vector<std::string>>> profile_notes;
+};
+
+ThreadView MakeThreadView(pid_t tid, std::string name, const DecodedSet& set,
+                          const ReaderProfile* selected);
+
+// inspect --json: one line,
+// {"tid":..,"name":..,"labels":{..}|null,"set":"0x..",["parca":[..],]
+//  ["truncated":{..},]["problems":[..],]["error":".."]} ("labels" is left
+// out when the set could not be read, "set" when its pointer could not).
+std::string JsonThread(const ThreadView& view);
+// inspect: "process PID: PATH (ABI v1, TLS)" ...
+std::string InspectHeader(pid_t pid, const AbiTarget& target);
+// ... then per thread "  TID  NAME  k=v k=v", and a "! ..." line for each
+// truncation, problem, error and profile note.
+std::string TextThread(const ThreadView& view);
+
+// The "truncated" object / the "! truncated: ..." lines (without indent).
+std::string JsonTruncation(const Truncation& truncation);
+std::vector<std::string> TruncationLines(const Truncation& truncation);
+
+struct SampleRun {
+  pid_t pid = 0;
+  double seconds = 0, hz = 0;
+  std::string tls;  // TlsDescription
+  std::optional<std::string> by;
+};
+std::string SampleHeader(const SampleRun& run, const SampleTable& table);
+// One JSON line per row of the thread.
+std::string JsonSampleThread(const SampleRun& run, const SampleTable::Thread& thread);
+// "thread TID (NAME): N samples", a header and one line per row.
+std::string TextSampleThread(const SampleRun& run, const SampleTable::Thread& thread);
+
+}  // namespace customlabels::reader
+
+#endif  // CUSTOMLABELS_READER_REPORT_H_

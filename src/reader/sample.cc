@@ -1,0 +1,112 @@
+// `customlabels sample`: interrupts the on-CPU threads at --hz for
+// --duration and counts what their sets showed. SIGINT, SIGTERM and SIGHUP
+// end it early with what it has.
+#include <signal.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <map>
+#include <memory>
+#include <random>
+#include <thread>
+
+#include "commands.h"
+#include "report.h"
+#include "sample_table.h"
+
+namespace customlabels::reader {
+
+namespace {
+
+std::atomic<bool> g_interrupted{false};
+
+void StopOnSignals() {
+  struct sigaction sa {};
+  sa.sa_handler = [](int) { g_interrupted = true; };
+  sigaction(SIGINT, &sa, nullptr);
+  sigaction(SIGTERM, &sa, nullptr);
+  sigaction(SIGHUP, &sa, nullptr);
+}
+
+}  // namespace
+
+int RunSample(const Options& o) {
+  const pid_t pid = std::stoi(o.target);
+  Failure f;
+  const std::optional<AbiTarget> t = LocateAbi(pid, &f);
+  if (!t) return Report(f);
+  std::vector<pid_t> tids = SelectThreads(o, pid, &f);
+  if (f.exit != kOk) return Report(f);
+  StopOnSignals();
+
+  struct Held {
+    std::unique_ptr<ThreadStopper> stopper;
+    std::string name;
+    bool gone = false;
+  };
+  std::map<pid_t, Held> held;
+  SampleTable table;
+  using Clock = std::chrono::steady_clock;
+  const auto start = Clock::now();
+  const auto end =
+      start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(o.seconds));
+  const auto period = std::chrono::duration<double>(1.0 / o.hz);
+  std::mt19937_64 rng(static_cast<uint64_t>(getpid()) ^
+                      static_cast<uint64_t>(start.time_since_epoch().count()));
+  std::uniform_real_distribution<double> jitter(0.75, 1.25);  // no aliasing with periodic work
+  auto next = start;
+  auto refreshed = start;
+  bool held_any = false;
+  while (!g_interrupted && Clock::now() < end) {
+    if (!o.tid && Clock::now() - refreshed > std::chrono::milliseconds(100)) {
+      tids = ListThreads(pid);
+      refreshed = Clock::now();
+      if (tids.empty()) break;  // the process exited
+    }
+    for (pid_t tid : tids) {
+      if (ThreadState(pid, tid) != 'R') continue;  // sample on-CPU threads only
+      Held& h = held[tid];
+      if (h.gone) continue;
+      if (!h.stopper) {
+        h.stopper = std::make_unique<ThreadStopper>(tid);
+        h.name = ThreadName(pid, tid);
+      }
+      if (!h.stopper->Stop()) {
+        if (DeniedTracing(*h.stopper, held_any)) return NotPermitted(pid, h.stopper->error());
+        h.gone = true;
+        continue;
+      }
+      held_any = true;
+      const ThreadRead r = ReadThread(*t, h.stopper.get(), o.limits);
+      h.stopper->Detach();  // attached only while read: signals flow freely
+      if (!r.set.ok() && ThreadState(pid, tid) == 0) continue;  // gone mid-read
+      table.Add(tid, h.name, MakeSampleRow(r.set, o.profile, o.by));
+    }
+    next += std::chrono::duration_cast<Clock::duration>(period * jitter(rng));
+    // A reader that lost the CPU does not fire its missed ticks back to back
+    // (they would all see the same label set): it starts again from now.
+    const auto now = Clock::now();
+    if (next < now) next = now;
+    std::this_thread::sleep_until(next);
+  }
+  held.clear();  // detach
+  SampleRun run;
+  run.pid = pid;
+  run.seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  run.hz = o.hz;
+  run.tls = TlsDescription(*t);
+  run.by = o.by;
+  if (!o.json) std::fputs(SampleHeader(run, table).c_str(), stdout);
+  for (const SampleTable::Thread& th : table.Threads()) {
+    std::fputs((o.json ? JsonSampleThread(run, th) : TextSampleThread(run, th)).c_str(), stdout);
+  }
+  std::fflush(stdout);
+  if (table.total_samples() != 0 && table.failed_samples() == table.total_samples()) {
+    return Report({kUnreadable, "no sample could read a label set"});
+  }
+  return kOk;
+}
+
+}  // namespace customlabels::reader

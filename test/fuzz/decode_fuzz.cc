@@ -1,0 +1,195 @@
+// libFuzzer target: the reader's label-set decoding from arbitrary memory
+// images (regions of bytes or of one repeated byte, at any address, up to
+// 2^64 long), arbitrary set pointers and TLS layouts, under arbitrary limits;
+// then everything printed from it (inspect JSON and text, sample rows). The
+// input layout (see Input) is simple enough to write seeds by hand.
+//
+// Oracle: no crash, leak or undefined behaviour (ASan, UBSan), and:
+// - storage that runs past the end of the address space is an error, exactly
+//   when it does;
+// - the bytes asked of the memory stay within header + twice the labels'
+//   storage + max_set_bytes (nothing is sized by what the target says);
+// - no more labels than max_labels and count, no key or value longer than its
+//   limit or its published length, kept bytes within max_set_bytes, and a
+//   cut reported exactly when something was kept shorter than published;
+// - the ABI view has unique keys and only labels that are not ignored;
+// - JSON lines are valid UTF-8 with no raw control characters, text lines
+//   have no control characters but their newlines.
+//
+// clang-format off
+// fuzz-sources: src/reader/label_set_decoder.cc src/reader/label_views.cc src/reader/memory_image.cc src/reader/format.cc src/reader/reader_profiles.cc src/reader/report.cc src/reader/sample_table.cc src/reader/abi_reader.cc src/reader/process.cc src/reader/elf_file.cc src/reader/file_bytes.cc
+// clang-format on
+#include <elf.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdlib>
+#include <set>
+#include <string>
+#include <utility>
+
+#include "reader/abi_reader.h"
+#include "reader/label_set_decoder.h"
+#include "reader/label_views.h"
+#include "reader/memory_image.h"
+#include "reader/report.h"
+#include "reader/sample_table.h"
+
+namespace {
+
+using customlabels::reader::MemorySource;
+
+void Require(bool ok) {
+  if (!ok) std::abort();
+}
+
+class Counting final : public MemorySource {
+ public:
+  explicit Counting(const MemorySource& inner) : inner_(inner) {}
+  bool Read(uint64_t address, void* out, size_t size) const override {
+    bytes += size;
+    return inner_.Read(address, out, size);
+  }
+  mutable uint64_t bytes = 0;
+
+ private:
+  const MemorySource& inner_;
+};
+
+// The input, little-endian: mode u8, machine u8, limits 4 x u16, pointer,
+// TLS argument, DTV module and offset 4 x u64, profile u8; then up to 16
+// regions: address u64, kind u8, and either (odd kind) length u64 and fill
+// byte u8, or length u16 and that many bytes. Reads past the end give zeros.
+struct Input {
+  const uint8_t* data;
+  size_t size;
+  bool done() const { return size == 0; }
+  uint8_t Byte() {
+    if (size == 0) return 0;
+    --size;
+    return *data++;
+  }
+  uint16_t U16() {
+    const unsigned low = Byte();
+    return static_cast<uint16_t>(low | unsigned{Byte()} << 8);
+  }
+  uint64_t U64() {
+    uint64_t v = 0;
+    for (int i = 0; i < 8; ++i) v |= uint64_t{Byte()} << (8 * i);
+    return v;
+  }
+  std::string Bytes(size_t n) {
+    n = std::min(n, size);
+    std::string out(reinterpret_cast<const char*>(data), n);
+    data += n;
+    size -= n;
+    return out;
+  }
+};
+
+bool ValidUtf8NoControls(const std::string& s, bool newlines) {
+  for (size_t i = 0; i < s.size();) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    if (c < 0x80) {
+      if ((c < 0x20 && !(newlines && c == '\n')) || c == 0x7f) return false;
+      ++i;
+      continue;
+    }
+    size_t n = (c & 0xe0) == 0xc0 ? 2 : (c & 0xf0) == 0xe0 ? 3 : (c & 0xf8) == 0xf0 ? 4 : 0;
+    if (n == 0 || i + n > s.size()) return false;
+    for (size_t k = 1; k < n; ++k) {
+      if ((static_cast<unsigned char>(s[i + k]) & 0xc0) != 0x80) return false;
+    }
+    i += n;
+  }
+  return true;
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  using namespace customlabels::reader;  // NOLINT(build/namespaces): this one function
+  Input in{data, size};
+  const unsigned mode = in.Byte() % 3;  // 0: set pointer, 1: static TLS, 2: dynamic TLS
+  AbiTarget target;
+  target.machine = in.Byte() % 2 == 0 ? EM_X86_64 : EM_AARCH64;
+  target.static_tls = mode == 1;
+  ReadLimits limits;
+  limits.max_labels = 1 + in.U16() % 200;
+  limits.max_key_bytes = 1 + in.U16() % 300;
+  limits.max_value_bytes = in.U16() % 301;
+  limits.max_set_bytes = 1 + in.U16() % 2000;
+  const uint64_t pointer = in.U64();  // the set, or the thread pointer
+  target.argument = in.U64();
+  target.dyn_module = 1 + in.U64() % 64;
+  target.dyn_offset = in.U64();
+  const unsigned profile = in.Byte() % 2;  // the default view, or the first profile's
+  MemoryImage image;
+  for (int i = 0; i < 16 && !in.done(); ++i) {
+    const uint64_t at = in.U64();
+    if (in.Byte() % 2 == 1) {
+      const uint64_t length = in.U64();
+      image.AddFill(at, length, in.Byte());
+    } else {
+      image.Add(at, in.Bytes(in.U16()));
+    }
+  }
+  const Counting memory(image);
+  const DecodedSet d = mode == 0 ? DecodeLabelSet(memory, pointer, limits)
+                                 : ReadCurrentSet(target, pointer, memory, limits).set;
+
+  Require(memory.bytes <= 24 + 64 * limits.max_labels + limits.max_set_bytes + 64);
+  Require(d.problems.size() <= DecodedSet::kMaxProblems);
+  Require(d.ok() || d.slots.empty());
+  Require(d.slots.size() <= limits.max_labels && d.slots.size() <= d.count);
+  Require(d.labels_cut != kLimitLabels ||
+          (d.slots.size() == limits.max_labels && d.count > limits.max_labels));
+  uint64_t kept = 0;
+  for (size_t i = 0; i < d.slots.size(); ++i) {
+    const Slot& s = d.slots[i];
+    Require(s.index == i);
+    Require(s.key.size() <= limits.max_key_bytes && s.key.size() <= s.key_length);
+    Require(s.value.size() <= limits.max_value_bytes && s.value.size() <= s.value_length);
+    if (!s.ignored()) {
+      Require((s.key_cut != kLimitNone) == (s.key.size() < s.key_length));
+      Require((s.value_cut != kLimitNone) == (s.value.size() < s.value_length));
+    }
+    kept += s.key.size() + s.value.size();
+  }
+  Require(kept <= limits.max_set_bytes);
+
+  // Storage that would run past the end of the address space is an error,
+  // exactly then (computed here in 128 bits).
+  if (d.count != 0 && d.storage != 0 && d.error.rfind("cannot read the label set", 0) != 0) {
+    const uint64_t to_read = std::min(d.count, limits.max_labels);
+    const bool wraps = static_cast<unsigned __int128>(d.storage) + to_read * 32 >
+                       static_cast<unsigned __int128>(UINT64_MAX) + 1;
+    Require(wraps == (d.error.find("runs past the end of the address space") != std::string::npos));
+  }
+
+  const std::vector<Label> view = AbiView(d);
+  std::set<std::pair<std::string, uint64_t>> keys;
+  for (const Label& l : view) {
+    Require(keys.emplace(l.key, l.key_length).second);
+    Require(l.index < d.slots.size() && !d.slots[l.index].ignored());
+  }
+  const Truncation t = TruncationOf(d);
+  Require(!d.ok() || t.labels_cut() == (d.slots.size() < d.count));
+
+  {
+    const ReaderProfile* selected = profile == 0 ? nullptr : &ReaderProfiles().front();
+    const ThreadView v = MakeThreadView(1, "fuzz", d, selected);
+    const std::string json = JsonThread(v);
+    Require(json.back() == '\n' && ValidUtf8NoControls(json.substr(0, json.size() - 1), false));
+    Require(ValidUtf8NoControls(TextThread(v), true));
+    SampleTable table(4096);
+    table.Add(1, "fuzz", MakeSampleRow(d, selected, std::nullopt));
+    table.Add(1, "fuzz", MakeSampleRow(d, selected, std::string("k")));
+    SampleRun run;
+    for (const SampleTable::Thread& th : table.Threads()) {
+      Require(ValidUtf8NoControls(JsonSampleThread(run, th), true));
+      Require(ValidUtf8NoControls(TextSampleThread(run, th), true));
+    }
+  }
+  return 0;
+}
