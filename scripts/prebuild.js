@@ -57,11 +57,17 @@ function build(arch) {
       Object.assign(env, { CC: `${prefix}gcc`, CXX: `${prefix}g++`, LINK: `${prefix}g++`, AR: `${prefix}ar` });
     }
     const gyp = require.resolve('node-gyp/bin/node-gyp.js');
-    execFileSync(process.execPath, [gyp, 'rebuild', `--arch=${arch}`, `--nodedir=${nodedir()}`, '--static_reader=1'], {
-      cwd: work,
-      env,
-      stdio: ['ignore', 'ignore', 'inherit'],
-    });
+    try {
+      execFileSync(process.execPath, [gyp, 'rebuild', `--arch=${arch}`, `--nodedir=${nodedir()}`, '--static_reader=1'], {
+        cwd: work,
+        env,
+        stdio: ['ignore', 'pipe', 'pipe'],
+        maxBuffer: 1 << 26,
+      });
+    } catch (err) {
+      process.stderr.write(`${err.stdout}${err.stderr}`);
+      throw new Error(`the ${arch} build failed`);
+    }
     const out = path.join(root, 'prebuilds', `linux-${arch}`);
     fs.rmSync(out, { recursive: true, force: true });
     fs.mkdirSync(out, { recursive: true });
