@@ -30,13 +30,14 @@ class Addon final : public Napi::Addon<Addon> {
   Napi::Value TlsSlot(const Napi::CallbackInfo& info);
   // currentLabels() -> {key: value} read through the ABI pointer.
   Napi::Value CurrentLabels(const Napi::CallbackInfo& info);
+  // Test-only, on the `testing` export:
   // currentSetAddress() -> bigint, 0n when NULL.
   Napi::Value CurrentSetAddress(const Napi::CallbackInfo& info);
   // tlsInfo() -> what a static-TLS reader would compute on this thread.
   Napi::Value TlsInfo(const Napi::CallbackInfo& info);
   // peekWord(address: bigint) -> bigint | null: reads 8 bytes of this
-  //   process with process_vm_readv (null if unmapped). For tests that look
-  //   at another thread's slot the way an external reader does.
+  //   process (null if unreadable) without faulting. For tests that look at
+  //   raw ABI words and at another thread's slot as an external reader does.
   Napi::Value PeekWord(const Napi::CallbackInfo& info);
 
   static void ClearCurrent(void* arg);

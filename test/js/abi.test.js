@@ -52,7 +52,7 @@ describe('customlabels.node on disk', () => {
 
 describe('custom_labels_current_set at run time', () => {
   test('the TLS descriptor resolved to static TLS on the main thread', () => {
-    const info = binding.tlsInfo();
+    const info = binding.testing.tlsInfo();
     expect(info.found).toBe(true);
     expect(info.modulePath).toBe(addonPath);
     // What an eBPF reader computes: thread pointer + descriptor argument.
@@ -61,14 +61,14 @@ describe('custom_labels_current_set at run time', () => {
   });
 
   test('every worker thread reaches its own slot through the same static offset', async () => {
-    const main = binding.tlsInfo();
+    const main = binding.testing.tlsInfo();
     const results = await Promise.all(
       [0, 1, 2].map(
         () =>
           new Promise((resolve, reject) => {
             const w = new Worker(
               `const { parentPort } = require('node:worker_threads');
-               const info = require(${JSON.stringify(addonPath)}).tlsInfo();
+               const info = require(${JSON.stringify(addonPath)}).testing.tlsInfo();
                parentPort.postMessage(info);`,
               { eval: true },
             );
@@ -92,7 +92,7 @@ describe('custom_labels_current_set at run time', () => {
     expect(readelf('-d')).toMatch(/FLAGS_1.*NODELETE/);
     const { code, stdout, stderr } = await runNode(
       `const { Worker } = require('node:worker_threads');
-       const src = 'const i = require(' + JSON.stringify(${JSON.stringify(addonPath)}) + ').tlsInfo();' +
+       const src = 'const i = require(' + JSON.stringify(${JSON.stringify(addonPath)}) + ').testing.tlsInfo();' +
          "require('node:worker_threads').parentPort.postMessage({ s: i.staticTls, a: String(i.argument) })";
        (async () => {
          const seen = new Set();
@@ -118,7 +118,7 @@ describe('custom_labels_current_set at run time', () => {
     const { code, stdout, stderr } = await runNode(
       `for (const m of ['http','https','zlib','crypto','worker_threads','vm','repl']) require(m);
        const b = require(${JSON.stringify(addonPath)});
-       process.stdout.write(String(b.tlsInfo().staticTls));`,
+       process.stdout.write(String(b.testing.tlsInfo().staticTls));`,
     );
     expect(stderr).toBe('');
     expect(code).toBe(0);

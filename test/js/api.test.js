@@ -92,9 +92,9 @@ function compactnessProblems(set, expectedCount) {
 }
 
 const publishedSet = () => {
-  const address = binding.currentSetAddress();
+  const address = binding.testing.currentSetAddress();
   expect(address).not.toBe(0n);
-  return readRawSet(binding.peekWord, address);
+  return readRawSet(binding.testing.peekWord, address);
 };
 
 const asObject = (set) =>
@@ -116,14 +116,14 @@ test('the addon is supported on this platform', () => {
 });
 
 test('no label set is published outside labelled work', () => {
-  expect(binding.currentSetAddress()).toBe(0n);
+  expect(binding.testing.currentSetAddress()).toBe(0n);
   expect(currentLabels()).toEqual({});
 });
 
 test('labels are published while fn runs and removed afterwards', () => {
   const seen = withLabels({ customer: 'acme', route: '/checkout' }, () => currentLabels());
   expect(seen).toEqual({ customer: 'acme', route: '/checkout' });
-  expect(binding.currentSetAddress()).toBe(0n);
+  expect(binding.testing.currentSetAddress()).toBe(0n);
 });
 
 test('returns what fn returns and passes a returned promise through', async () => {
@@ -156,7 +156,7 @@ test('null or undefined removes an inherited key inside the scope only', () => {
 test('removing every label publishes no set at all', () => {
   withLabels({ a: '1' }, () => {
     withLabels({ a: null }, () => {
-      expect(binding.currentSetAddress()).toBe(0n);
+      expect(binding.testing.currentSetAddress()).toBe(0n);
       withLabels({ b: '2' }, () => expect(currentLabels()).toEqual({ b: '2' }));
     });
   });
@@ -164,9 +164,9 @@ test('removing every label publishes no set at all', () => {
 
 test('an empty labels object keeps the current labels', () => {
   withLabels({ a: '1' }, () => {
-    const before = binding.currentSetAddress();
+    const before = binding.testing.currentSetAddress();
     withLabels({}, () => {
-      expect(binding.currentSetAddress()).toBe(before);
+      expect(binding.testing.currentSetAddress()).toBe(before);
       expect(currentLabels()).toEqual({ a: '1' });
     });
   });
@@ -235,8 +235,8 @@ test('the previous labels come back when fn throws', () => {
 
 test('a frozen labels object passed again gives the same labels, in every parent', () => {
   const labels = Object.freeze({ route: '/cached' });
-  const a = withLabels(labels, () => [binding.currentSetAddress(), currentLabels()]);
-  const b = withLabels(labels, () => [binding.currentSetAddress(), currentLabels()]);
+  const a = withLabels(labels, () => [binding.testing.currentSetAddress(), currentLabels()]);
+  const b = withLabels(labels, () => [binding.testing.currentSetAddress(), currentLabels()]);
   expect(b).toEqual(a);
   expect(a[1]).toEqual({ route: '/cached' });
   expect(withLabels({ tenant: 'x' }, () => withLabels(labels, currentLabels))).toEqual({ tenant: 'x', route: '/cached' });
@@ -285,7 +285,7 @@ test('the compactness check reads what a reader reads, so it catches a set that 
   const set = withLabels({ a: '1', b: '22', c: '333' }, () => {
     const real = publishedSet();
     const end = real.labels.reduce((m, { value }) => (value.buf + value.len > m ? value.buf + value.len : m), 0n);
-    for (let at = real.address; at < end + 8n; at += 8n) image.set(at, binding.peekWord(at));
+    for (let at = real.address; at < end + 8n; at += 8n) image.set(at, binding.testing.peekWord(at));
     expect(real.address % 8n).toBe(0n);
     return real;
   });
@@ -349,7 +349,7 @@ test('repeated labels reuse one set per parent, also after a phase of never-repe
       withLabels({ route }, () =>
         withLabels({ customer, n }, () => {
           expect(currentLabels()).toEqual(n === undefined ? { route, customer } : { route, customer, n });
-          addresses.add(binding.currentSetAddress());
+          addresses.add(binding.testing.currentSetAddress());
         }),
       );
     }

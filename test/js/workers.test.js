@@ -65,7 +65,7 @@ test('a worker terminated inside a labelled scope clears its slot and the proces
      const { withLabels } = require(${JSON.stringify(root)});
      const binding = require(${JSON.stringify(addonPath)});
      withLabels({ doomed: 'yes' }, () => {
-       parentPort.postMessage(binding.tlsInfo().variableAddress);
+       parentPort.postMessage(binding.testing.tlsInfo().variableAddress);
        for (;;) {} // busy inside the scope until terminated
      });`,
     { eval: true },
@@ -75,12 +75,12 @@ test('a worker terminated inside a labelled scope clears its slot and the proces
     worker.once('error', reject);
   });
   // Read the worker's slot from this thread, as an external reader would.
-  const live = binding.peekWord(slot);
+  const live = binding.testing.peekWord(slot);
   expect(live).not.toBe(0n);
   expect(live).not.toBeNull();
   const code = await worker.terminate();
   expect(code).toBe(1);
-  const after = binding.peekWord(slot);
+  const after = binding.testing.peekWord(slot);
   // Either the thread's memory is gone or the slot was cleared: never a
   // pointer into the freed label set.
   expect(after === null || after === 0n).toBe(true);
