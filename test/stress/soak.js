@@ -1,0 +1,131 @@
+'use strict';
+
+// Soak: a Fastify server (soak-server.js) with a label scope per request,
+// loaded by soak-client.js in another process, for a fixed request count.
+// Asserts that no request ever saw labels other than its own (checked at
+// every step of every request) and that the server's RSS after the run is
+// at most --max-growth MB above its RSS after the warm-up.
+//   node test/stress/soak.js [--requests 100000] [--warmup 20000] [--samples 10]
+//        [--connections 32] [--mode labels] [--gc] [--max-growth 30] [--json FILE]
+// --mode none|als|floor runs the same load with no scope, a plain
+// AsyncLocalStorage scope, or one with customlabels' kind of hooks left
+// empty, for comparison (see README.md). --gc runs the server with
+// --expose-gc and collects garbage twice before each memory sample.
+
+const fs = require('node:fs');
+const path = require('node:path');
+const { MB, mb, createReport, parseOptions, forkReady, ask, exited } = require('./report');
+const { MODES } = require('./scopes');
+
+const options = parseOptions(process.argv.slice(2), {
+  requests: 100000,
+  warmup: 20000,
+  samples: 10,
+  connections: 32,
+  mode: 'labels',
+  gc: false,
+  maxGrowth: 30,
+  json: '',
+});
+if (!MODES.includes(options.mode)) throw new Error(`--mode must be one of ${MODES.join(', ')}`);
+
+const report = createReport(`soak ${process.version} ${options.mode}`);
+
+async function main() {
+  const started = Date.now();
+  const server = await forkReady(path.join(__dirname, 'soak-server.js'), [options.mode], {
+    execArgv: options.gc ? ['--expose-gc'] : [],
+  });
+  const { port } = server.first;
+  const client = await forkReady(path.join(__dirname, 'soak-client.js'), [String(port), String(options.connections)]);
+  const series = [];
+  let failed = 0;
+  let firstFailure = null;
+  const load = async (n) => {
+    const r = await ask(client.child, { run: n });
+    failed += r.failed;
+    if (firstFailure === null) firstFailure = r.firstFailure;
+  };
+  const sample = async (served) => {
+    const s = await ask(server.child, { sample: true, gc: options.gc });
+    series.push({ served, ...s.memory, spaces: s.spaces, seconds: (Date.now() - started) / 1000 });
+    return s;
+  };
+
+  await load(options.warmup);
+  await sample(options.warmup);
+  const chunk = Math.ceil(options.requests / options.samples);
+  let sent = 0;
+  while (sent < options.requests) {
+    const n = Math.min(chunk, options.requests - sent);
+    await load(n);
+    sent += n;
+    await sample(options.warmup + sent);
+  }
+  const last = await ask(server.child, { sample: true, gc: false });
+
+  client.child.send('exit');
+  server.child.send('exit');
+  const [clientExit, serverExit] = await Promise.all([exited(client.child), exited(server.child)]);
+  const seconds = (Date.now() - started) / 1000;
+
+  const total = options.warmup + options.requests;
+  const base = series[0];
+  const end = series[series.length - 1];
+  const growth = end.rss - base.rss;
+  // V8 grows its young generation in steps (new space 16 -> 32 -> 64 MB on
+  // Node 24/26) whenever its heuristics decide to, with or without
+  // customlabels (README.md); that capacity is bounded and holds nothing
+  // long-lived, so its growth is not counted against the limit.
+  const young = (sample) => (sample.spaces.new_space || 0) + (sample.spaces.new_large_object_space || 0);
+  const youngGrowth = young(end) - young(base);
+  const counted = growth - Math.max(0, youngGrowth);
+  const col = (key) => series.map((s) => mb(s[key])).join(' ');
+  report.info(`server ${server.first.version} pid ${server.first.pid}, ${total} requests over ${options.connections} connections in ${seconds.toFixed(1)} s${options.gc ? ', forced GC before each sample' : ''}`);
+  report.info(`requests served at each sample: ${series.map((s) => s.served).join(' ')}`);
+  report.info(`rss MB:          ${col('rss')}`);
+  report.info(`heapUsed MB:     ${col('heapUsed')}`);
+  report.info(`heapTotal MB:    ${col('heapTotal')}`);
+  report.info(`external MB:     ${col('external')}`);
+  report.info(`arrayBuffers MB: ${col('arrayBuffers')}`);
+  report.info(`new space MB:    ${series.map((s) => mb(s.spaces.new_space || 0)).join(' ')}`);
+  report.info(`old space MB:    ${series.map((s) => mb(s.spaces.old_space || 0)).join(' ')}`);
+
+  report.check(failed === 0, 'every request answered 200', failed === 0 ? `${total} requests` : `${failed} failed, first: ${firstFailure}`);
+  report.check(last.requests === total, 'the server saw every request through onResponse', `${last.requests} of ${total}`);
+  if (options.mode !== 'none') {
+    // Each request passes at least 6 checks (/health) and most pass 10 or more.
+    report.check(last.checks >= total * 6, 'every request was checked at each step', `${last.checks} checks`);
+    report.check(
+      last.mismatches === 0,
+      'no request ever saw labels other than its own',
+      last.mismatches === 0
+        ? `0 mismatches in ${last.checks} checks`
+        : `${last.mismatches} mismatches, first: ${JSON.stringify(last.firstMismatches)}`,
+    );
+  }
+  const signed = (bytes) => `${bytes >= 0 ? '+' : ''}${mb(bytes)}`;
+  report.check(
+    counted <= options.maxGrowth * MB,
+    `RSS grew at most ${options.maxGrowth} MB from after the warm-up to the end, V8's young generation aside`,
+    `RSS ${mb(base.rss)} -> ${mb(end.rss)} MB: ${signed(growth)} MB, young generation ${signed(youngGrowth)} MB, counted ${signed(counted)} MB`,
+  );
+  report.check(
+    clientExit.code === 0 && serverExit.code === 0,
+    'server and client exited cleanly',
+    `server ${serverExit.code ?? serverExit.signal}, client ${clientExit.code ?? clientExit.signal}`,
+  );
+
+  if (options.json) {
+    const result = { node: server.first.version, mode: options.mode, gc: options.gc, requests: total, seconds, mismatches: last.mismatches, checks: last.checks, series };
+    fs.writeFileSync(options.json, `${JSON.stringify(result)}\n`);
+  }
+}
+
+main().then(
+  () => process.exit(report.failed === 0 ? 0 : 1),
+  (err) => {
+    report.check(false, 'ran to the end', err.stack);
+    process.exit(1);
+  },
+);
