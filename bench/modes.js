@@ -57,4 +57,4 @@ function createMode(name) {
   }
 }
 
-module.exports = { createMode, MODES: ['none', 'loaded', 'als', 'floor', 'labels'] };
+module.exports = { createMode, floorHooks, MODES: ['none', 'loaded', 'als', 'floor', 'labels'] };

@@ -10,15 +10,12 @@
 //
 // Requires express (npm install express).
 
-const http = require('node:http');
 const express = require('express');
 const { labels } = require('customlabels/express');
 
-const seconds = Number(process.argv[process.argv.indexOf('--seconds') + 1]) || 30;
-const burn = (ms) => {
-  const end = process.hrtime.bigint() + BigInt(ms * 1e6);
-  while (process.hrtime.bigint() < end);
-};
+const { steadyLoad, burn, secondsArg } = require('./load');
+
+const seconds = secondsArg();
 
 const app = express();
 app.use(labels({ labels: (req) => ({ tenant: req.get('x-tenant') ?? 'anonymous' }) }));
@@ -39,24 +36,5 @@ app.use('/api', api);
 const server = app.listen(0, '127.0.0.1', () => {
   const { port } = server.address();
   console.log(`pid ${process.pid}: serving on 127.0.0.1:${port} for ${seconds} s`);
-  const agent = new http.Agent({ keepAlive: true, maxSockets: 4 });
-  const tenants = ['acme', 'globex', 'initech'];
-  const stopAt = Date.now() + seconds * 1000;
-  let n = 0;
-  const loop = () => {
-    if (Date.now() > stopAt) return;
-    const i = n++;
-    const post = i % 3 === 0;
-    const req = http.request(
-      { host: '127.0.0.1', port, agent, method: post ? 'POST' : 'GET', path: post ? '/api/orders' : `/api/users/${i}`,
-        headers: { 'x-tenant': tenants[i % 3], 'content-type': 'application/json' } },
-      (res) => res.resume().on('end', loop),
-    );
-    req.end(post ? JSON.stringify({ items: [1, 2, 3] }) : undefined);
-  };
-  for (let k = 0; k < 4; k++) loop();
-  setTimeout(() => {
-    agent.destroy();
-    server.close();
-  }, seconds * 1000 + 100);
+  steadyLoad(port, seconds, () => server.close());
 });

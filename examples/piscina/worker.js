@@ -4,11 +4,11 @@
 // labels, plus this pool's own label.
 
 const { handler } = require('customlabels/worker');
+const { burn } = require('../load');
 
 module.exports = handler(
   ({ ms }) => {
-    const end = process.hrtime.bigint() + BigInt(ms * 1e6);
-    while (process.hrtime.bigint() < end);
+    burn(ms);
     return ms;
   },
   { labels: { pool: 'thumbnails' } },

@@ -16,7 +16,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 const readline = require('node:readline');
 const { spawn } = require('node:child_process');
-const { MB, mb, createReport, parseOptions, exited } = require('./report');
+const { MB, mb, createReport, parseOptions, exited, runMain } = require('./report');
 
 const root = path.join(__dirname, '..', '..');
 const readerPath = path.join(root, 'build', 'Release', 'customlabels-reader');
@@ -242,10 +242,4 @@ async function main() {
   }
 }
 
-main().then(
-  () => process.exit(report.failed === 0 ? 0 : 1),
-  (err) => {
-    report.check(false, 'ran to the end', err.stack);
-    process.exit(1);
-  },
-);
+runMain(report, main);

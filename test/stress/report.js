@@ -48,6 +48,18 @@ function parseOptions(argv, defaults) {
   return options;
 }
 
+// Runs a suite's async main and exits 0 if every check passed, 1 otherwise
+// (an exception counts as a failed check).
+function runMain(report, main) {
+  main().then(
+    () => process.exit(report.failed === 0 ? 0 : 1),
+    (err) => {
+      report.check(false, 'ran to the end', err.stack);
+      process.exit(1);
+    },
+  );
+}
+
 // A child Node.js process (same binary) with an IPC channel; resolves once it
 // sent its first message, which is returned with the child.
 function forkReady(script, args, { execArgv = [], env = {} } = {}) {
@@ -78,4 +90,4 @@ function exited(child) {
   return new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
 }
 
-module.exports = { MB, mb, createReport, parseOptions, forkReady, ask, exited };
+module.exports = { MB, mb, createReport, parseOptions, forkReady, ask, exited, runMain };

@@ -10,8 +10,9 @@
 //           thread's custom_labels_current_set points to, through the ABI
 // current() returns a value for `matches(expected, seen)`.
 
-const { AsyncLocalStorage, createHook } = require('node:async_hooks');
-const v8 = require('node:v8');
+const { AsyncLocalStorage } = require('node:async_hooks');
+// Empty hooks of the kinds customlabels installs, as the benchmarks' floor.
+const { floorHooks } = require('../../bench/modes');
 
 const MODES = ['none', 'als', 'floor', 'labels'];
 
@@ -24,18 +25,6 @@ function sameLabels(expected, seen) {
   return n === Object.keys(expected).length;
 }
 
-function emptyHooksLikeCustomlabels() {
-  const { probe } = require('../../lib/switcher');
-  const found = probe();
-  const noop = () => {};
-  if (found.storeVisibleInBefore) {
-    createHook({ before: noop, after: noop }).enable();
-  } else {
-    createHook({ init: noop, before: noop, after: noop, trackPromises: false }).enable();
-    if (!found.asyncHooksTrackPromises) v8.promiseHooks.createHook({ before: noop, after: noop });
-  }
-}
-
 function createScopes(mode) {
   switch (mode) {
     case 'none':
@@ -43,7 +32,7 @@ function createScopes(mode) {
     case 'als':
     case 'floor': {
       const als = new AsyncLocalStorage();
-      if (mode === 'floor') emptyHooksLikeCustomlabels();
+      if (mode === 'floor') floorHooks();
       return {
         run: (labels, fn) => als.run(labels, fn),
         current: () => als.getStore(),

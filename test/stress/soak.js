@@ -14,7 +14,7 @@
 
 const fs = require('node:fs');
 const path = require('node:path');
-const { MB, mb, createReport, parseOptions, forkReady, ask, exited } = require('./report');
+const { MB, mb, createReport, parseOptions, forkReady, ask, exited, runMain } = require('./report');
 const { MODES } = require('./scopes');
 
 const options = parseOptions(process.argv.slice(2), {
@@ -122,10 +122,4 @@ async function main() {
   }
 }
 
-main().then(
-  () => process.exit(report.failed === 0 ? 0 : 1),
-  (err) => {
-    report.check(false, 'ran to the end', err.stack);
-    process.exit(1);
-  },
-);
+runMain(report, main);
