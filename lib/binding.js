@@ -44,12 +44,29 @@ function candidates(target) {
   return files;
 }
 
+// Once per thread (each worker and Jest registry loads this file anew, so
+// the flag lives on the global object).
+const kWarned = Symbol.for('customlabels.warnedNoSlot');
 function warn(message) {
+  if (globalThis[kWarned]) return;
+  globalThis[kWarned] = true;
   process.emitWarning(message, { code: 'CUSTOMLABELS_NO_SLOT' });
 }
 
-// { binding, file, shared, reason }: binding null (with a reason) where
-// labels cannot be published.
+function requireAddon(file) {
+  try {
+    return { binding: require(file) };
+  } catch (err) {
+    return { error: err.message.split('\n')[0] };
+  }
+}
+
+// Describes a binding's protocol for messages.
+const protocolOf = (binding) =>
+  binding.protocolVersion === undefined ? 'no protocol version (an older build)' : `protocol ${binding.protocolVersion}`;
+
+// { binding, file, reason }: binding null (with a reason) where labels
+// cannot be published.
 function loadBinding() {
   if (!isSupportedPlatform()) {
     return {
@@ -58,47 +75,50 @@ function loadBinding() {
     };
   }
   const maps = readMappings();
-  const live = mappedAddons(maps)[0];
-  const ours = candidates(prebuildTarget(process.platform, process.arch, detectLibc(maps)));
-  if (live !== undefined) return useLive(live, ours);
+  const libc = detectLibc(maps);
+  const ours = candidates(prebuildTarget(process.platform, process.arch, libc));
+  const live = mappedAddons(maps);
+  if (live.length > 0) return useLive(live, ours);
 
   const failures = [];
   for (const file of ours) {
     if (!fs.existsSync(file)) continue;
-    let binding;
-    try {
-      binding = require(file);
-    } catch (err) {
-      failures.push(`${file}: ${err.message.split('\n')[0]}`);
+    const { binding, error } = requireAddon(file);
+    if (binding === undefined) {
+      failures.push(`${file}: ${error}`);
       continue;
     }
-    if (binding.protocolVersion === PROTOCOL_VERSION) return { binding, file, shared: false, reason: null };
-    failures.push(`${file}: speaks protocol ${binding.protocolVersion}, this copy ${PROTOCOL_VERSION}`);
+    if (binding.protocolVersion === PROTOCOL_VERSION) return { binding, file, reason: null };
+    // Loaded (and, linked -z nodelete, mapped for good): loading another
+    // file now would map a second addon, so stop here.
+    return { binding: null, reason: `the native addon ${file} speaks ${protocolOf(binding)}; this copy of customlabels speaks ${PROTOCOL_VERSION} (rebuild it: npm rebuild customlabels)` };
   }
-  return { binding: null, reason: notLoaded(failures, detectLibc(maps)) };
+  return { binding: null, reason: notLoaded(failures, libc) };
 }
 
+// Some customlabels.node is mapped already (this thread or another, this
+// copy or another): use it, never map another. Our own file first, then the
+// first one that speaks our protocol; requiring a mapped file maps nothing new.
 function useLive(live, ours) {
-  const owner = `another copy of customlabels holds the label slot of this process (${live.file})`;
-  if (live.deleted) {
-    const reason = `${owner}, but its file was deleted or replaced since it was loaded`;
-    warn(`customlabels runs without labels here: ${reason}`);
-    return { binding: null, reason };
+  const usable = live.filter((a) => !a.deleted || fs.existsSync(a.file));
+  const ordered = [...usable.filter((a) => ours.includes(a.file)), ...usable.filter((a) => !ours.includes(a.file))];
+  const refused = [];
+  for (const { file } of ordered) {
+    // A replaced file (npm rebuild) still resolves to the object loaded
+    // before: the dynamic linker matches it by path.
+    const { binding, error } = requireAddon(file);
+    if (binding === undefined) {
+      refused.push(`${file} (${error})`);
+    } else if (binding.protocolVersion === PROTOCOL_VERSION) {
+      return { binding, file, reason: null };
+    } else {
+      refused.push(`${file} (${protocolOf(binding)}; this copy speaks ${PROTOCOL_VERSION})`);
+    }
   }
-  let binding;
-  try {
-    binding = require(live.file);
-  } catch (err) {
-    const reason = `${owner}, and loading it here failed: ${err.message.split('\n')[0]}`;
-    warn(`customlabels runs without labels here: ${reason}`);
-    return { binding: null, reason };
-  }
-  if (binding.protocolVersion !== PROTOCOL_VERSION) {
-    const reason = `${owner} and speaks protocol ${binding.protocolVersion ?? 0}; this copy speaks ${PROTOCOL_VERSION}`;
-    warn(`customlabels runs without labels here: ${reason}`);
-    return { binding: null, reason };
-  }
-  return { binding, file: live.file, shared: !ours.includes(live.file), reason: null };
+  for (const { file } of live.filter((a) => !usable.includes(a))) refused.push(`${file} (deleted since it was loaded)`);
+  const reason = `another copy of customlabels holds the label slot of this process: ${refused.join(', ')}`;
+  warn(`customlabels runs without labels here: ${reason}`);
+  return { binding: null, reason };
 }
 
 function notLoaded(failures, libc) {

@@ -19,12 +19,18 @@ function readMappings() {
   }
 }
 
-// 'glibc' or 'musl', from the C library this process has mapped; null if it
-// cannot be told.
+// 'glibc' or 'musl', from the C library this process has mapped (or, where
+// /proc is not readable, from Node.js's own report); null if it cannot be
+// told.
 function detectLibc(maps = readMappings()) {
   if (/\/ld-musl-[^/\s]*\.so|\/libc\.musl-[^/\s]*\.so/.test(maps)) return 'musl';
   if (/\/libc\.so\.6(\s|$)|\/libc-2\.\d+\.so/m.test(maps)) return 'glibc';
-  return null;
+  if (maps !== '') return null;
+  try {
+    return process.report.getReport().header.glibcVersionRuntime ? 'glibc' : null;
+  } catch {
+    return null;
+  }
 }
 
 // The folder under prebuilds/ for this platform: linux-x64 and linux-arm64

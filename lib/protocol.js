@@ -20,7 +20,7 @@
 
 // The version of everything lib/ and the addon agree on: this layout, the
 // binding's functions and the API object copies of the package share (see
-// lib/slot.js). Bumped on any incompatible change; copies of the package
+// lib/binding.js). Bumped on any incompatible change; copies of the package
 // with different versions never share an addon.
 const PROTOCOL_VERSION = 1;
 

@@ -11,7 +11,8 @@
 // - on other platforms there is nothing to build.
 // CUSTOMLABELS_BUILD_FROM_SOURCE=1 (or `npm install --build-from-source`)
 // builds from source even where a prebuilt binary fits; that build then
-// takes precedence (lib/binding.js).
+// takes precedence (lib/binding.js). So does `npm install` in a checkout of
+// customlabels itself, where the sources are what is being worked on.
 
 const { spawnSync } = require('node:child_process');
 const fs = require('node:fs');
@@ -40,7 +41,8 @@ function nodeGyp() {
   return found ? [process.execPath, found] : ['node-gyp'];
 }
 
-function buildFromSource(why) {
+// `fallback`: a prebuilt binary that loads here is used if the build fails.
+function buildFromSource(why, fallback) {
   const log = path.join(os.tmpdir(), `customlabels-build-${process.pid}.log`);
   const [command, ...args] = nodeGyp();
   const fd = fs.openSync(log, 'w');
@@ -52,28 +54,32 @@ function buildFromSource(why) {
   }
   fs.rmSync(path.join(root, 'build'), { recursive: true, force: true });
   const failure = r.error ? r.error.message : `node-gyp exited with ${r.status ?? r.signal}`;
-  process.stderr.write(
-    `customlabels: ${why}, and the source build failed (${failure}; log: ${log}). ` +
-      'Installed without labels: withLabels() runs your code unchanged and ' +
-      "require('customlabels').reason says why. A C++17 compiler, make and python3 let it build.\n",
-  );
+  const outcome = fallback
+    ? 'The prebuilt binary is used instead.'
+    : 'Installed without labels: withLabels() runs your code unchanged and ' +
+      "require('customlabels').reason says why. A C++17 compiler, make and python3 let it build.";
+  process.stderr.write(`customlabels: ${why}, and the source build failed (${failure}; log: ${log}). ${outcome}\n`);
 }
 
 function main() {
   if (!isSupportedPlatform()) return;
+  const checkout = path.resolve(process.env.INIT_CWD || '.') === root && fs.existsSync(path.join(root, '.git'));
   const fromSource =
-    process.env.CUSTOMLABELS_BUILD_FROM_SOURCE === '1' || process.env.npm_config_build_from_source === 'true';
+    checkout || process.env.CUSTOMLABELS_BUILD_FROM_SOURCE === '1' || process.env.npm_config_build_from_source === 'true';
   const target = prebuildTarget();
   if (!fromSource && target !== null) {
     const prebuilt = path.join(root, 'prebuilds', target, 'customlabels.node');
     if (fs.existsSync(prebuilt) && loads(prebuilt)) return;
   }
-  const why = fromSource
+  const why = checkout
+    ? 'this is a checkout of customlabels'
+    : fromSource
     ? 'a source build was asked for'
     : target === null
       ? `no prebuilt binary for ${process.platform}-${process.arch} with this C library (prebuilt: glibc)`
       : `the prebuilt binary for ${target} is missing or does not load here`;
-  buildFromSource(why);
+  const prebuilt = target === null ? null : path.join(root, 'prebuilds', target, 'customlabels.node');
+  buildFromSource(why, prebuilt !== null && fs.existsSync(prebuilt) && loads(prebuilt));
 }
 
 try {

@@ -65,7 +65,7 @@ function build(arch) {
         maxBuffer: 1 << 26,
       });
     } catch (err) {
-      process.stderr.write(`${err.stdout}${err.stderr}`);
+      process.stderr.write(`${err.stdout ?? ''}${err.stderr ?? err.message}\n`);
       throw new Error(`the ${arch} build failed`);
     }
     const out = path.join(root, 'prebuilds', `linux-${arch}`);

@@ -27,7 +27,7 @@
 // first, or call instrument(require('express')) early.
 
 const { withLabels } = require('../index');
-const { requestLabels } = require('./request-labels');
+const { requestLabels, runLabelled } = require('./request-labels');
 
 // Symbol.for: copies of this package cooperate instead of patching twice.
 const kPatched = Symbol.for('customlabels.express.patched');
@@ -35,6 +35,9 @@ const kMountPath = Symbol.for('customlabels.express.mountPath');
 const kPrefix = Symbol.for('customlabels.express.prefix');
 const kActive = Symbol.for('customlabels.express.active');
 const UNKNOWN_MOUNT = '*';
+// Mount prefixes are tracked for every request once any labels() middleware
+// exists, so a labels() mounted below the app still sees the full template.
+let tracking = false;
 
 function segment(path) {
   if (typeof path === 'string') return path;
@@ -117,11 +120,14 @@ function patchLayer(proto) {
   const handle = proto[name];
   const enterRoute = name === 'handleRequest'; // Express 4 enters it in process_params
   proto[name] = function handleRequest(req, res, next) {
-    if (req[kActive] !== true) return handle.call(this, req, res, next);
+    if (!tracking) return handle.call(this, req, res, next);
     if (this.route !== undefined) {
-      if (!enterRoute) return handle.call(this, req, res, next);
+      if (!enterRoute || req[kActive] !== true) return handle.call(this, req, res, next);
       return withLabels({ route: routeTemplate(req, this.route) }, () => handle.call(this, req, res, next));
     }
+    // A layer of a route's own stack (it has a method, maybe undefined for
+    // route.all): no mount.
+    if (Object.prototype.hasOwnProperty.call(this, 'method')) return handle.call(this, req, res, next);
     const mount = mountPathOf(this);
     const seg = mount === undefined ? UNKNOWN_MOUNT : segment(mount);
     if (seg === '/' || seg === '') return handle.call(this, req, res, next);
@@ -180,6 +186,7 @@ function instrumentApp(app) {
 function labels(options = {}) {
   const build = requestLabels(options);
   const withRoute = options.route !== false;
+  tracking = tracking || withRoute;
   const apps = new WeakSet();
   return function customlabels(req, res, next) {
     if (withRoute) {
@@ -189,7 +196,7 @@ function labels(options = {}) {
       }
       req[kActive] = true;
     }
-    withLabels(build(req.method, undefined, req), next);
+    runLabelled(build, req.method, undefined, req, next);
   };
 }
 

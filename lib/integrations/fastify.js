@@ -13,8 +13,7 @@
 // run unlabelled.
 
 const { AsyncResource } = require('node:async_hooks');
-const { withLabels } = require('../index');
-const { requestLabels } = require('./request-labels');
+const { requestLabels, runLabelled } = require('./request-labels');
 
 const NAME = 'customlabels';
 const FASTIFY_RANGE = '4.x || 5.x';
@@ -29,8 +28,7 @@ function routeOf(request) {
 function customlabels(fastify, options, done) {
   const build = requestLabels(options);
   fastify.addHook('onRequest', function labelRequest(request, reply, next) {
-    const labels = build(request.method, request.is404 ? undefined : routeOf(request), request);
-    withLabels(labels, () => {
+    runLabelled(build, request.method, request.is404 ? undefined : routeOf(request), request, () => {
       // A body that arrives after onRequest is read (and parsed) in the
       // socket's context: bind the request stream's and the response's
       // events to this scope, so parsing and onResponse are labelled too.
@@ -41,7 +39,7 @@ function customlabels(fastify, options, done) {
       }
       reply.raw.emit = scope.bind(reply.raw.emit);
       next();
-    });
+    }, next);
   });
   done();
 }

@@ -8,6 +8,8 @@
 // Short keys and values that repeat per route keep the sets small enough
 // for what profilers keep and cheap to build (repeated sets are interned).
 
+const { types } = require('node:util');
+const { withLabels } = require('../index');
 const errors = require('../errors');
 
 const UNMATCHED = '(unmatched)';
@@ -32,8 +34,40 @@ function requestLabels(options = {}) {
     const more = extra(request);
     if (more === undefined || more === null) return out;
     if (typeof more !== 'object') throw invalidOption('labels', 'a function returning an object', more);
+    if (types.isMap(more)) {
+      for (const [k, v] of more) out[k] = v;
+      return out;
+    }
     return Object.assign(out, more);
   };
 }
 
-module.exports = { requestLabels, UNMATCHED };
+const kWarned = Symbol.for('customlabels.warnedRequestLabels');
+
+// Runs fn() under the request's labels. Labels that cannot be built or
+// published (options.labels threw, or returned an invalid value) never fail
+// the request: a warning (once per thread) and fn() runs unlabelled. An
+// error thrown by fn itself passes through. `fallback` (default fn) is what
+// runs instead.
+function runLabelled(build, method, route, request, fn, fallback = fn) {
+  let labels;
+  let entered = false;
+  try {
+    labels = build(method, route, request);
+    return withLabels(labels, () => {
+      entered = true;
+      return fn();
+    });
+  } catch (err) {
+    if (entered) throw err;
+    if (!globalThis[kWarned]) {
+      globalThis[kWarned] = true;
+      process.emitWarning(`customlabels: request labels not published (${err.message}); requests run unlabelled`, {
+        code: 'CUSTOMLABELS_REQUEST_LABELS',
+      });
+    }
+    return fallback();
+  }
+}
+
+module.exports = { requestLabels, runLabelled, UNMATCHED };

@@ -19,6 +19,7 @@
 
 const { withLabels, currentLabels } = require('../index');
 const errors = require('../errors');
+const { readLabels } = require('../labels');
 
 const LABELS_KEY = '__customlabels';
 
@@ -54,11 +55,13 @@ function takeTaskLabels(message) {
   return { labels: isPlainObject(labels) ? labels : null, task: message };
 }
 
+// The worker's own labels (options.labels: anything withLabels takes),
+// validated when the helper is set up; null if none.
 function ownLabels(options) {
-  if (options === undefined) return null;
+  if (options === undefined || options === null) return null;
   const { labels } = options;
   if (labels === undefined || labels === null) return null;
-  if (!isPlainObject(labels)) throw errors.invalidLabels(labels);
+  readLabels(labels);
   return labels;
 }
 
@@ -67,8 +70,8 @@ function ownLabels(options) {
 function runWithTaskLabels(message, fn, options) {
   const { labels, task } = takeTaskLabels(message);
   const own = ownLabels(options);
-  if (labels === null) return own === null ? fn(task) : withLabels(own, () => fn(task));
-  return withLabels(own === null ? labels : { ...labels, ...own }, () => fn(task));
+  const inner = own === null ? () => fn(task) : () => withLabels(own, () => fn(task));
+  return labels === null ? inner() : withLabels(labels, inner);
 }
 
 // worker_threads: `port` is a Worker, a MessagePort or parentPort.

@@ -108,11 +108,26 @@ test('a copy that speaks another protocol warns, runs without labels and maps no
   expect(out.ran).toBe('ran');
   expect(out.error).toBe('ERR_CUSTOMLABELS_INVALID_VALUE');
   expect(out.supported).toBe(false);
-  expect(out.reason).toContain(`another copy of customlabels holds the label slot of this process (${first})`);
-  expect(out.reason).toContain('speaks protocol 1; this copy speaks 99');
+  expect(out.reason).toBe(`another copy of customlabels holds the label slot of this process: ${first} (protocol 1; this copy speaks 99)`);
   expect(out.strategy).toEqual({ strategy: 'none', publish: 'none', addon: null });
   expect(out.mapped).toEqual([first]);
   expect(stderr).toMatch(/CUSTOMLABELS_NO_SLOT.*customlabels runs without labels here/);
+});
+
+test('with a second addon mapped, a worker still finds this copy\'s own addon', async () => {
+  // 'future' speaks another protocol; once 'first' holds the slot, loading
+  // 'first' again (a worker, another registry) must find its own mapping,
+  // whatever the address order of the mappings.
+  const { out, stderr } = await runApp(`
+    const a = require('first');
+    const other = require(${JSON.stringify(path.join('node_modules', 'future', 'build', 'Release', 'customlabels.node'))}.replace(/^/, process.cwd() + '/'));
+    const { Worker } = require('node:worker_threads');
+    const w = new Worker("const { parentPort } = require('node:worker_threads'); const a = require('first'); parentPort.postMessage({ s: a.supported, r: a.reason, l: a.withLabels({ t: 'w' }, a.currentLabels) });", { eval: true });
+    w.once('message', (m) => console.log(JSON.stringify({ worker: m, mapped: ${mappedAddons}.length })));
+  `);
+  expect(out.worker).toEqual({ s: true, r: null, l: { t: 'w' } });
+  expect(out.mapped).toBe(2);
+  expect(stderr).not.toMatch(/CUSTOMLABELS_NO_SLOT/);
 });
 
 test('a reader from outside sees the labels of both copies, merged, through one mapping', async () => {

@@ -516,10 +516,14 @@ describe('sample', () => {
     // missed samples in a burst that all see one tenant, so under load the
     // spread is wider than sampling alone explains: up to 3 attempts, and a
     // reader that is wrong fails all of them.
+    // A window in which the target was starved of CPU (fewer than half the
+    // samples it would get alone) proves nothing either way and is retried
+    // too; the accepted window must have them.
     const tenants = ['a', 'b', 'c'];
     let shares;
     let truth;
-    for (let attempt = 0; attempt < 3; attempt++) {
+    let threadSamples = 0;
+    for (let attempt = 0; attempt < 4; attempt++) {
       const before = await published();
       const r = await runReader(['sample', String(child.pid), '--hz', '500', '--duration', '3s', '--by', 'tenant', '--json']);
       const after = await published();
@@ -527,7 +531,8 @@ describe('sample', () => {
       expect(r.code).toBe(0);
       const rows = jsonLines(r.stdout).filter((row) => row.tid === child.pid);
       const samples = Object.fromEntries(rows.map((row) => [row.value, row.samples]));
-      expect(rows[0].thread_samples).toBeGreaterThan(750); // of ~1500
+      threadSamples = rows[0].thread_samples;
+      if (threadSamples <= 750) continue; // of ~1500
       const spent = tenants.map((t) => after[t] - before[t]);
       truth = spent.map((ms) => ms / spent.reduce((x, y) => x + y));
       expect(truth[0]).toBeLessThan(truth[1]);
@@ -536,6 +541,7 @@ describe('sample', () => {
       shares = tenants.map((t) => samples[t] / labelled);
       if (shares.every((x, i) => Math.abs(x - truth[i]) < 0.05)) break;
     }
+    expect(threadSamples).toBeGreaterThan(750);
     // Within 5 points (closeTo with 1 digit).
     expect(shares).toEqual(truth.map((x) => expect.closeTo(x, 1)));
   });
