@@ -13,6 +13,7 @@
 const path = require('node:path');
 const { Worker } = require('node:worker_threads');
 const { parseOptions } = require('./report');
+const { sampleMemory } = require('./memory');
 
 const options = parseOptions(process.argv.slice(2), {
   workers: 300,
@@ -109,21 +110,12 @@ async function churn(from, to) {
   await Promise.all(Array.from({ length: options.alive }, lane));
 }
 
-async function memory() {
-  if (options.gc && typeof global.gc === 'function') {
-    global.gc();
-    await new Promise((r) => setImmediate(r));
-    global.gc();
-  }
-  return process.memoryUsage();
-}
-
 async function main() {
   emit({ ready: true, pid: process.pid, version: process.version });
   for (let from = 0; from < options.workers; from += options.checkpoint) {
     const to = Math.min(from + options.checkpoint, options.workers);
     await churn(from, to);
-    emit({ checkpoint: to, memory: await memory() });
+    emit({ checkpoint: to, memory: await sampleMemory(options.gc) });
   }
   clearInterval(tick);
   emit({ done: true, tally, lives });

@@ -14,7 +14,8 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { spawnSync } = require('node:child_process');
-const { mb, parseOptions } = require('./report');
+const { mb, signed, parseOptions } = require('./report');
+const { growth, youngGeneration: young } = require('./memory');
 
 const root = path.join(__dirname, '..', '..');
 const o = parseOptions(process.argv.slice(2), {
@@ -35,11 +36,8 @@ function nodeBinary(spec) {
   throw new Error(`no ${bin}`);
 }
 
-const young = (sample) => (sample.spaces.new_space || 0) + (sample.spaces.new_large_object_space || 0);
-
 const results = [];
 const rows = [];
-const sign = (bytes) => `${bytes >= 0 ? '+' : ''}${mb(bytes)}`;
 console.log('| Node | mode | requests | req/s | RSS after warm-up → end (MB) | RSS growth | young generation (MB) | RSS growth outside it | old space growth | heapUsed growth | external growth | mismatches |');
 console.log('|---|---|---:|---:|---|---:|---|---:|---:|---:|---:|---:|');
 for (const spec of o.nodes.split(/\s+/).filter(Boolean)) {
@@ -66,20 +64,19 @@ for (const spec of o.nodes.split(/\s+/).filter(Boolean)) {
     const s = result.series;
     const first = s[0];
     const last = s[s.length - 1];
-    const growth = last.rss - first.rss;
-    const youngGrowth = young(last) - young(first);
+    const grown = growth(first, last);
     const cells = [
       result.node,
       `${mode}${o.gc ? ' (GC forced at samples)' : ''}`,
       result.requests,
       Math.round(result.requests / result.seconds),
       `${mb(first.rss)} → ${mb(last.rss)}`,
-      sign(growth),
+      signed(grown.rss),
       `${mb(young(first))} → ${mb(young(last))}`,
-      sign(growth - Math.max(0, youngGrowth)),
-      sign(last.spaces.old_space - first.spaces.old_space),
-      sign(last.heapUsed - first.heapUsed),
-      sign(last.external - first.external),
+      signed(grown.counted),
+      signed(last.spaces.old_space - first.spaces.old_space),
+      signed(last.heapUsed - first.heapUsed),
+      signed(last.external - first.external),
       mode === 'none' ? '-' : result.mismatches,
     ];
     const row = `| ${cells.join(' | ')} |`;

@@ -8,6 +8,7 @@ const { fork } = require('node:child_process');
 
 const MB = 1024 * 1024;
 const mb = (bytes) => (bytes / MB).toFixed(1);
+const signed = (bytes) => `${bytes >= 0 ? '+' : ''}${mb(bytes)}`;
 
 function createReport(prefix) {
   let failed = 0;
@@ -90,4 +91,4 @@ function exited(child) {
   return new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
 }
 
-module.exports = { MB, mb, createReport, parseOptions, forkReady, ask, exited, runMain };
+module.exports = { MB, mb, signed, createReport, parseOptions, forkReady, ask, exited, runMain };

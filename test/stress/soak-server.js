@@ -6,13 +6,14 @@
 // each step (hooks, after every await, in its timer) that what it sees is
 // exactly its own labels, and counts mismatches.
 //   node test/stress/soak-server.js <none|als|floor|labels>
-// Controlled over IPC: {sample: true, gc} answers with process.memoryUsage()
-// (after two forced collections when `gc` and --expose-gc) and the counters;
+// Controlled over IPC: {sample: true, gc} answers with a memory sample
+// (memory.js; after two forced collections when `gc` and --expose-gc) and
+// the counters;
 // 'exit' closes the server.
 
 const { setTimeout: sleep, setImmediate: immediate } = require('node:timers/promises');
-const v8 = require('node:v8');
 const { createScopes } = require('./scopes');
+const { sampleMemory } = require('./memory');
 
 const mode = process.argv[2];
 const scopes = createScopes(mode);
@@ -102,14 +103,7 @@ fastify.get('/health', (request, reply) => {
 });
 
 async function sample(gc) {
-  if (gc && typeof global.gc === 'function') {
-    global.gc();
-    await immediate();
-    global.gc();
-  }
-  const spaces = {};
-  for (const s of v8.getHeapSpaceStatistics()) spaces[s.space_name] = s.space_size;
-  return { memory: process.memoryUsage(), spaces, requests, checks, mismatches, firstMismatches };
+  return { memory: await sampleMemory(gc), requests, checks, mismatches, firstMismatches };
 }
 
 process.on('message', (msg) => {

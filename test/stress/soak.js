@@ -14,8 +14,9 @@
 
 const fs = require('node:fs');
 const path = require('node:path');
-const { MB, mb, createReport, parseOptions, forkReady, ask, exited, runMain } = require('./report');
+const { MB, mb, signed, createReport, parseOptions, forkReady, ask, exited, runMain } = require('./report');
 const { MODES } = require('./scopes');
+const { growth } = require('./memory');
 
 const options = parseOptions(process.argv.slice(2), {
   requests: 100000,
@@ -48,7 +49,7 @@ async function main() {
   };
   const sample = async (served) => {
     const s = await ask(server.child, { sample: true, gc: options.gc });
-    series.push({ served, ...s.memory, spaces: s.spaces, seconds: (Date.now() - started) / 1000 });
+    series.push({ served, ...s.memory, seconds: (Date.now() - started) / 1000 });
     return s;
   };
 
@@ -72,14 +73,7 @@ async function main() {
   const total = options.warmup + options.requests;
   const base = series[0];
   const end = series[series.length - 1];
-  const growth = end.rss - base.rss;
-  // V8 grows its young generation in steps (new space 16 -> 32 -> 64 MB on
-  // Node 24/26) whenever its heuristics decide to, with or without
-  // customlabels (README.md); that capacity is bounded and holds nothing
-  // long-lived, so its growth is not counted against the limit.
-  const young = (sample) => (sample.spaces.new_space || 0) + (sample.spaces.new_large_object_space || 0);
-  const youngGrowth = young(end) - young(base);
-  const counted = growth - Math.max(0, youngGrowth);
+  const grown = growth(base, end); // V8's young generation aside: memory.js
   const col = (key) => series.map((s) => mb(s[key])).join(' ');
   report.info(`server ${server.first.version} pid ${server.first.pid}, ${total} requests over ${options.connections} connections in ${seconds.toFixed(1)} s${options.gc ? ', forced GC before each sample' : ''}`);
   report.info(`requests served at each sample: ${series.map((s) => s.served).join(' ')}`);
@@ -104,11 +98,10 @@ async function main() {
         : `${last.mismatches} mismatches, first: ${JSON.stringify(last.firstMismatches)}`,
     );
   }
-  const signed = (bytes) => `${bytes >= 0 ? '+' : ''}${mb(bytes)}`;
   report.check(
-    counted <= options.maxGrowth * MB,
+    grown.counted <= options.maxGrowth * MB,
     `RSS grew at most ${options.maxGrowth} MB from after the warm-up to the end, V8's young generation aside`,
-    `RSS ${mb(base.rss)} -> ${mb(end.rss)} MB: ${signed(growth)} MB, young generation ${signed(youngGrowth)} MB, counted ${signed(counted)} MB`,
+    `RSS ${mb(base.rss)} -> ${mb(end.rss)} MB: ${signed(grown.rss)} MB, young generation ${signed(grown.young)} MB, counted ${signed(grown.counted)} MB`,
   );
   report.check(
     clientExit.code === 0 && serverExit.code === 0,
