@@ -55,7 +55,8 @@ for (const spec of o.nodes.split(/\s+/).filter(Boolean)) {
     ];
     const r = spawnSync(nodeBinary(spec), args, { cwd: root, encoding: 'utf8', maxBuffer: 1 << 26 });
     if (!fs.existsSync(file)) {
-      console.log(`| ${spec} | ${mode} | failed: ${(r.stdout + r.stderr).split('\n').filter((l) => l.startsWith('not ok')).join('; ')} |`);
+      const why = [...r.stdout.split('\n').filter((l) => l.startsWith('not ok')), r.stderr.trim()].filter(Boolean);
+      console.log(`| ${spec} | ${mode} | failed: ${why.join('; ')} |`);
       continue;
     }
     const result = JSON.parse(fs.readFileSync(file, 'utf8'));

@@ -27,8 +27,18 @@ function createReport(prefix) {
   };
 }
 
-// --name value / --flag options over defaults; numbers stay numbers.
+// --name value / --flag options over defaults; numbers stay numbers. A bad
+// option ends the process with exit code 2 and a one-line message.
 function parseOptions(argv, defaults) {
+  try {
+    return parseOrThrow(argv, defaults);
+  } catch (err) {
+    process.stderr.write(`${err.message}\n`);
+    process.exit(2);
+  }
+}
+
+function parseOrThrow(argv, defaults) {
   const options = { ...defaults };
   for (let i = 0; i < argv.length; i++) {
     const match = /^--([a-z-]+)(?:=(.*))?$/.exec(argv[i]);
