@@ -5,8 +5,8 @@
 // request's method, route template and tenant on the server's thread.
 
 const path = require('node:path');
-const { runCheckpoints } = require('./harness');
-const { load, chunkedJson } = require('./http-client');
+const { serveUnderLoad, expectEveryCheckpointSeen } = require('./harness');
+const { chunkedJson } = require('./http-client');
 
 const fixture = path.join(__dirname, '..', 'fixtures', 'express-app.js');
 const tenants = ['acme', 'globex', 'initech'];
@@ -34,15 +34,7 @@ describe.each(['express', 'express4'])('%s', (expressModule) => {
   let responses;
 
   beforeAll(async () => {
-    const requests = [...requestsFor(0), ...requestsFor(1)];
-    let loading;
-    run = await runCheckpoints(fixture, {
-      args: [expressModule, String(requests.length)],
-      onEvent: (msg) => {
-        if (msg.event === 'listening') loading = load(msg.port, requests, 6);
-      },
-    });
-    responses = await loading;
+    ({ run, responses } = await serveUnderLoad(fixture, [expressModule], [...requestsFor(0), ...requestsFor(1)]));
   }, 180000);
 
   test('every request was served and the app exited cleanly', () => {
@@ -64,10 +56,7 @@ describe.each(['express', 'express4'])('%s', (expressModule) => {
     expect(count('items timer')).toBe(6);
     expect(count('error middleware')).toBe(6);
     expect(count('404 handler')).toBe(6);
-    for (const cp of run.checkpoints) {
-      expect({ name: cp.name, code: cp.seen.code, tid: cp.seen.row && cp.seen.row.tid }).toEqual({ name: cp.name, code: 0, tid: cp.tid });
-      expect({ name: cp.name, labels: cp.seen.row.labels }).toEqual({ name: cp.name, labels: cp.expect });
-    }
+    expectEveryCheckpointSeen(run.checkpoints);
   });
 
   test('requests interleaved: the checkpoints of different requests alternate', () => {

@@ -5,8 +5,8 @@
 // onResponse run with exactly the request's method, route and tenant.
 
 const path = require('node:path');
-const { runCheckpoints } = require('./harness');
-const { load, chunkedJson } = require('./http-client');
+const { serveUnderLoad, expectEveryCheckpointSeen } = require('./harness');
+const { chunkedJson } = require('./http-client');
 
 const fixture = path.join(__dirname, '..', 'fixtures', 'fastify-app.js');
 const tenants = ['acme', 'globex', 'initech'];
@@ -36,15 +36,7 @@ describe.each(['fastify', 'fastify4'])('%s', (fastifyModule) => {
   let responses;
 
   beforeAll(async () => {
-    const all = requests();
-    let loading;
-    run = await runCheckpoints(fixture, {
-      args: [fastifyModule, String(all.length)],
-      onEvent: (msg) => {
-        if (msg.event === 'listening') loading = load(msg.port, all, 6);
-      },
-    });
-    responses = await loading;
+    ({ run, responses } = await serveUnderLoad(fixture, [fastifyModule], requests()));
   }, 180000);
 
   test('every request was served and the app exited cleanly', () => {
@@ -63,9 +55,6 @@ describe.each(['fastify', 'fastify4'])('%s', (fastifyModule) => {
     expect(count('404 handler')).toBe(6);
     expect(count('onSend')).toBe(24);
     expect(count('onResponse')).toBe(24);
-    for (const cp of run.checkpoints) {
-      expect({ name: cp.name, code: cp.seen.code, tid: cp.seen.row && cp.seen.row.tid }).toEqual({ name: cp.name, code: 0, tid: cp.tid });
-      expect({ name: cp.name, labels: cp.seen.row.labels }).toEqual({ name: cp.name, labels: cp.expect });
-    }
+    expectEveryCheckpointSeen(run.checkpoints);
   });
 });

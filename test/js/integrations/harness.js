@@ -64,4 +64,27 @@ function runCheckpoints(fixture, { args = [], env = {}, node = process.execPath,
   });
 }
 
-module.exports = { runCheckpoints, inspect, readerPath };
+// Runs a server fixture (it announces {event: 'listening', port} and exits
+// after argv's last argument of responses) under `requests` from a real HTTP
+// client; resolves with the checkpoint run and the responses.
+async function serveUnderLoad(fixture, args, requests, concurrency = 6) {
+  const { load } = require('./http-client');
+  let loading;
+  const run = await runCheckpoints(fixture, {
+    args: [...args, String(requests.length)],
+    onEvent: (msg) => {
+      if (msg.event === 'listening') loading = load(msg.port, requests, concurrency);
+    },
+  });
+  return { run, responses: await loading };
+}
+
+// The reader read each checkpoint's own thread and saw exactly its labels.
+function expectEveryCheckpointSeen(checkpoints) {
+  for (const cp of checkpoints) {
+    expect({ name: cp.name, code: cp.seen.code, tid: cp.seen.row && cp.seen.row.tid }).toEqual({ name: cp.name, code: 0, tid: cp.tid });
+    expect({ name: cp.name, labels: cp.seen.row.labels }).toEqual({ name: cp.name, labels: cp.expect });
+  }
+}
+
+module.exports = { runCheckpoints, serveUnderLoad, expectEveryCheckpointSeen, inspect, readerPath };
