@@ -1,12 +1,15 @@
 'use strict';
 
-// Load generator: `count` GET /hello requests over `connections` keep-alive
+// Load generator: `count` GET requests over `connections` keep-alive
 // connections, each request waiting for the previous one on its connection.
-//   node bench/http-load.js <port> <count> [connections]
+// `path` defaults to /hello; `{i}` in it becomes the request's number
+// (/api/users/{i}: every request asks for another id).
+//   node bench/http-load.js <port> <count> [connections] [path]
 
 const http = require('node:http');
 
-const [port, count, connections = 16] = process.argv.slice(2).map(Number);
+const [port, count, connections = 16] = process.argv.slice(2, 5).map(Number);
+const pathPattern = process.argv[5] ?? '/hello';
 const agent = new http.Agent({ keepAlive: true, maxSockets: connections });
 const customers = ['acme', 'globex', 'initech', 'umbrella'];
 let sent = 0;
@@ -16,7 +19,7 @@ function one() {
   const i = sent++;
   return new Promise((resolve, reject) => {
     http
-      .get({ host: '127.0.0.1', port, path: '/hello', agent, headers: { 'x-customer': customers[i % 4] } }, (res) => {
+      .get({ host: '127.0.0.1', port, path: pathPattern.replace('{i}', String(i)), agent, headers: { 'x-customer': customers[i % 4] } }, (res) => {
         res.resume();
         res.on('end', resolve);
       })

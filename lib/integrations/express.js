@@ -35,6 +35,13 @@ const kMountPath = Symbol.for('customlabels.express.mountPath');
 const kPrefix = Symbol.for('customlabels.express.prefix');
 const kActive = Symbol.for('customlabels.express.active');
 const UNKNOWN_MOUNT = '*';
+// Per-route and per-layer caches (private to the copy that patched).
+const kRouteLabels = Symbol('customlabels.express.routeLabels');
+const kMount = Symbol('customlabels.express.mount');
+// Entries per cache: prefixes and templates come from the app's mounts and
+// routes, so a cache never grows past a few entries; the bound only guards
+// against an app that builds routes at run time.
+const MAX_CACHED = 256;
 // Mount prefixes are tracked for every request once any labels() middleware
 // exists, so a labels() mounted below the app still sees the full template.
 let tracking = false;
@@ -63,6 +70,45 @@ function mountPathOf(layer) {
 function routeTemplate(req, route) {
   const template = join(req[kPrefix] ?? '', route.path);
   return template === '' ? '/' : template;
+}
+
+// { route: template } for a route reached through the request's mounts: one
+// frozen object per route and mount prefix, so withLabels finds the set it
+// built the first time by identity instead of reading and joining per request.
+function routeLabels(req, route) {
+  const prefix = req[kPrefix] ?? '';
+  let byPrefix = route[kRouteLabels];
+  if (byPrefix === undefined) {
+    byPrefix = new Map();
+    if (Object.isExtensible(route)) Object.defineProperty(route, kRouteLabels, { value: byPrefix });
+  }
+  let labels = byPrefix.get(prefix);
+  if (labels === undefined) {
+    labels = Object.freeze({ route: routeTemplate(req, route) });
+    if (byPrefix.size < MAX_CACHED) byPrefix.set(prefix, labels);
+  }
+  return labels;
+}
+
+// A mount layer's segment and the prefixes it made (prefix before -> after).
+function mountOf(layer) {
+  let mount = layer[kMount];
+  if (mount === undefined) {
+    const path = mountPathOf(layer);
+    const seg = path === undefined ? UNKNOWN_MOUNT : segment(path);
+    mount = { seg: seg === '/' || seg === '' ? null : seg, joined: new Map() };
+    if (Object.isExtensible(layer)) Object.defineProperty(layer, kMount, { value: mount });
+  }
+  return mount;
+}
+
+function joinMount(mount, prev) {
+  let joined = mount.joined.get(prev);
+  if (joined === undefined) {
+    joined = join(prev, mount.seg);
+    if (mount.joined.size < MAX_CACHED) mount.joined.set(prev, joined);
+  }
+  return joined;
 }
 
 // The same rule Router#use applies to tell a path from a handler.
@@ -95,7 +141,7 @@ function patchRouter(proto) {
       if (typeof fn !== 'function') return param.call(this, name, fn);
       return param.call(this, name, function paramCallback(req, res, next, value, key) {
         if (req[kActive] !== true || req.route === undefined) return fn.call(this, req, res, next, value, key);
-        return withLabels({ route: routeTemplate(req, req.route) }, () => fn.call(this, req, res, next, value, key));
+        return withLabels(routeLabels(req, req.route), () => fn.call(this, req, res, next, value, key));
       });
     };
   }
@@ -106,7 +152,7 @@ function patchRouter(proto) {
       if (layer.route === undefined || req[kActive] !== true) {
         return processParams.call(this, layer, called, req, res, done);
       }
-      return withLabels({ route: routeTemplate(req, layer.route) }, () =>
+      return withLabels(routeLabels(req, layer.route), () =>
         processParams.call(this, layer, called, req, res, done),
       );
     };
@@ -123,16 +169,15 @@ function patchLayer(proto) {
     if (!tracking) return handle.call(this, req, res, next);
     if (this.route !== undefined) {
       if (!enterRoute || req[kActive] !== true) return handle.call(this, req, res, next);
-      return withLabels({ route: routeTemplate(req, this.route) }, () => handle.call(this, req, res, next));
+      return withLabels(routeLabels(req, this.route), () => handle.call(this, req, res, next));
     }
     // A layer of a route's own stack (it has a method, maybe undefined for
     // route.all): no mount.
     if (Object.prototype.hasOwnProperty.call(this, 'method')) return handle.call(this, req, res, next);
-    const mount = mountPathOf(this);
-    const seg = mount === undefined ? UNKNOWN_MOUNT : segment(mount);
-    if (seg === '/' || seg === '') return handle.call(this, req, res, next);
+    const mount = mountOf(this);
+    if (mount.seg === null) return handle.call(this, req, res, next);
     const prev = req[kPrefix];
-    req[kPrefix] = join(prev ?? '', seg);
+    req[kPrefix] = joinMount(mount, prev ?? '');
     return handle.call(this, req, res, (err) => {
       req[kPrefix] = prev;
       next(err);

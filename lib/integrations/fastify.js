@@ -25,19 +25,30 @@ function routeOf(request) {
   return request.routerPath; // Fastify 4.0-4.9
 }
 
+// `emitter.emit` that runs listeners in `scope`: an event nobody listens to
+// (most of a response's: prefinish, close) does not enter it, and no
+// AsyncResource#bind, whose bound function costs a property definition per
+// request.
+function emitIn(scope, emit) {
+  return function emitInScope(event, ...args) {
+    if (this.listenerCount(event) === 0) return emit.call(this, event, ...args);
+    return scope.runInAsyncScope(emit, this, event, ...args);
+  };
+}
+
 function customlabels(fastify, options, done) {
   const build = requestLabels(options);
   fastify.addHook('onRequest', function labelRequest(request, reply, next) {
     runLabelled(build, request.method, request.is404 ? undefined : routeOf(request), request, () => {
       // A body that arrives after onRequest is read (and parsed) in the
-      // socket's context: bind the request stream's and the response's
-      // events to this scope, so parsing and onResponse are labelled too.
+      // socket's context: run the request stream's and the response's event
+      // listeners in this scope, so parsing and onResponse are labelled too.
       const scope = new AsyncResource('customlabels.fastify');
       const { headers } = request;
       if (headers['transfer-encoding'] !== undefined || Number(headers['content-length']) > 0) {
-        request.raw.emit = scope.bind(request.raw.emit);
+        request.raw.emit = emitIn(scope, request.raw.emit);
       }
-      reply.raw.emit = scope.bind(reply.raw.emit);
+      reply.raw.emit = emitIn(scope, reply.raw.emit);
       next();
     }, next);
   });

@@ -13,6 +13,7 @@ const { withLabels } = require('../index');
 const errors = require('../errors');
 
 const UNMATCHED = '(unmatched)';
+const MAX_CACHED = 1024;
 
 function invalidOption(name, expected, value) {
   const err = new TypeError(
@@ -28,9 +29,34 @@ function requestLabels(options = {}) {
   const { labels: extra, route = true } = options;
   if (extra !== undefined && typeof extra !== 'function') throw invalidOption('labels', 'a function', extra);
   if (typeof route !== 'boolean') throw invalidOption('route', 'a boolean', route);
+  if (extra === undefined) {
+    // The labels depend on method and template alone: one frozen object per
+    // pair, which withLabels finds its set for by identity (no reading,
+    // encoding or interning per request). Methods and templates come from
+    // the HTTP parser and the app's routes; the bound only guards against an
+    // app that builds routes at run time.
+    const byMethod = new Map();
+    let cached = 0;
+    return function build(method, template) {
+      const key = route ? (template === undefined ? UNMATCHED : template) : '';
+      let byKey = byMethod.get(method);
+      if (byKey === undefined) {
+        byKey = new Map();
+        if (cached < MAX_CACHED) byMethod.set(method, byKey);
+      }
+      let out = byKey.get(key);
+      if (out === undefined) {
+        out = Object.freeze(route ? { method, route: key } : { method });
+        if (cached < MAX_CACHED) {
+          cached++;
+          byKey.set(key, out);
+        }
+      }
+      return out;
+    };
+  }
   return function build(method, template, request) {
     const out = route ? { method, route: template === undefined ? UNMATCHED : template } : { method };
-    if (extra === undefined) return out;
     const more = extra(request);
     if (more === undefined || more === null) return out;
     if (typeof more !== 'object') throw invalidOption('labels', 'a function returning an object', more);
