@@ -10,8 +10,15 @@
         ["OS=='linux' and (target_arch=='x64' or target_arch=='arm64')", {
           "sources": [
             "src/core/abi.cc",
+            "src/core/attribute_key_map.cc",
             "src/core/label_set_builder.cc",
+            "src/core/otel_thread_ctx.cc",
+            "src/core/process_context.cc",
+            "src/core/process_context_mapping.cc",
+            "src/core/process_context_payload.cc",
+            "src/core/protobuf_writer.cc",
             "src/core/scratch_build.cc",
+            "src/core/thread_context_record.cc",
             "src/core/tls_descriptor.cc",
             "src/binding/addon.cc",
             "src/binding/libstdcxx_compat.cc"
@@ -52,6 +59,7 @@
           "type": "executable",
           "sources": [
             "src/reader/abi_reader.cc",
+            "src/reader/any_value.cc",
             "src/reader/check.cc",
             "src/reader/commands.cc",
             "src/reader/elf_checks.cc",
@@ -64,7 +72,12 @@
             "src/reader/main.cc",
             "src/reader/memory_image.cc",
             "src/reader/options.cc",
+            "src/reader/otel_checks.cc",
+            "src/reader/otel_record.cc",
+            "src/reader/otel_report.cc",
             "src/reader/process.cc",
+            "src/reader/process_context.cc",
+            "src/reader/protobuf_reader.cc",
             "src/reader/reader_profiles.cc",
             "src/reader/report.cc",
             "src/reader/sample.cc",

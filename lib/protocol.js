@@ -12,7 +12,16 @@
 //                    DID_NOT_FIT if the set does not fit in the slab
 //   scratch[12..16)  out: the bytes the set needs (NEEDED_SATURATED: 4 GiB
 //                    or more)
-//   scratch[16..16+8n)  in: per update, uint32 key length, uint32 value
+//   scratch[16..24)  out: the address of the set's thread context record, a
+//                    uint64 (0: none)
+//   scratch[24]      in: the trace ids of the new set: TRACE_INHERIT (the
+//                    parent's), TRACE_SET (the ids below), TRACE_CLEAR (none)
+//   scratch[25]      in: W3C trace flags (with TRACE_SET)
+//   scratch[26]      in: 1 to build thread context records, 0 not to
+//   scratch[27..32)  reserved
+//   scratch[32..48)  in: trace id (with TRACE_SET)
+//   scratch[48..56)  in: span id (with TRACE_SET)
+//   scratch[56..56+8n)  in: per update, uint32 key length, uint32 value
 //                    length (VALUE_REMOVED: remove the key; no value bytes)
 //   then          in: key bytes, value bytes, update after update
 //
@@ -22,13 +31,23 @@
 // binding's functions and the API object copies of the package share (see
 // lib/binding.js). Bumped on any incompatible change; copies of the package
 // with different versions never share an addon.
-const PROTOCOL_VERSION = 1;
+const PROTOCOL_VERSION = 2;
 
-const HEADER_BYTES = 16;
 const ADDRESS_OFFSET = 0;
 const NEXT_OFFSET_OFFSET = 8;
 const NEEDED_OFFSET = 12;
+const RECORD_ADDRESS_OFFSET = 16;
+const TRACE_OP_OFFSET = 24;
+const TRACE_FLAGS_OFFSET = 25;
+const RECORDS_OFFSET = 26;
+const TRACE_ID_OFFSET = 32;
+const SPAN_ID_OFFSET = 48;
+const HEADER_BYTES = 56;
 const ENTRY_BYTES = 8;
+
+const TRACE_INHERIT = 0;
+const TRACE_SET = 1;
+const TRACE_CLEAR = 2;
 
 // Value length of an update that removes its key.
 const VALUE_REMOVED = 0xffffffff;
@@ -43,7 +62,16 @@ module.exports = Object.freeze({
   ADDRESS_OFFSET,
   NEXT_OFFSET_OFFSET,
   NEEDED_OFFSET,
+  RECORD_ADDRESS_OFFSET,
+  TRACE_OP_OFFSET,
+  TRACE_FLAGS_OFFSET,
+  RECORDS_OFFSET,
+  TRACE_ID_OFFSET,
+  SPAN_ID_OFFSET,
   ENTRY_BYTES,
+  TRACE_INHERIT,
+  TRACE_SET,
+  TRACE_CLEAR,
   VALUE_REMOVED,
   DID_NOT_FIT,
   NEEDED_SATURATED,

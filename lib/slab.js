@@ -7,7 +7,7 @@
 
 const { Encoder } = require('./encoder');
 const { LabelSet } = require('./label-set');
-const { DID_NOT_FIT, NEEDED_SATURATED } = require('./protocol');
+const { DID_NOT_FIT, NEEDED_SATURATED, TRACE_SET } = require('./protocol');
 
 const SLAB = 4096;
 
@@ -18,21 +18,23 @@ function tooLarge(needed) {
   return err;
 }
 
+// `records`: whether sets get thread context records (OTEP 4947).
 class SlabWriter {
-  constructor(binding) {
+  constructor(binding, records = false) {
     this.binding = binding;
-    this.encoder = new Encoder();
+    this.encoder = new Encoder(undefined, records);
     this.slab = new ArrayBuffer(SLAB);
     this.offset = 0;
   }
 
-  // The set `updates` make over `parent` (a LabelSet or null): a new
-  // LabelSet, `parent` itself if there are no updates, or null if no labels
-  // are left.
-  write(parent, updates) {
-    if (updates.count === 0) return parent;
+  // The set `updates` make over `parent` (a LabelSet or null) with the
+  // trace ids `trace` says (null: the parent's; lib/trace-context.js): a new
+  // LabelSet, `parent` itself if nothing changes, or null if no labels and
+  // no thread context record are left.
+  write(parent, updates, trace = null) {
+    if (updates.count === 0 && trace === null) return parent;
     const { encoder, binding } = this;
-    const n = encoder.encode(updates);
+    const n = encoder.encode(updates, trace);
     const parentSlab = parent === null ? null : parent.slab;
     const parentOffset = parent === null ? 0 : parent.offset;
     binding.build(parentSlab, parentOffset, encoder.scratch, n, this.slab, this.offset);
@@ -59,8 +61,11 @@ class SlabWriter {
     }
     if (target === this.slab) this.offset = encoder.nextOffset();
     const address = encoder.address();
+    const record = encoder.recordAddress();
     encoder.shrink();
-    return address === 0n ? null : new LabelSet(target, offset, address);
+    if (address === 0n) return null;
+    const traced = trace === null ? parent !== null && parent.traced : trace.op === TRACE_SET;
+    return new LabelSet(target, offset, address, record, traced);
   }
 }
 

@@ -46,6 +46,13 @@ export interface Strategy {
   readonly publish: 'typed-array' | 'native-call' | 'none';
   /** The customlabels.node file that publishes labels in this process, or null. */
   readonly addon: string | null;
+  /**
+   * OTEP 4947 thread context records and the OTEP 4719 process context:
+   * 'off' (CUSTOMLABELS_THREAD_CONTEXT=0, or no addon), 'unpublished' (no
+   * label set built yet), 'published', 'other-publisher' (another OTEL_CTX
+   * mapping holds the process context: no records) or 'failed'.
+   */
+  readonly threadContext: 'off' | 'unpublished' | 'published' | 'other-publisher' | 'failed';
   readonly storeVisibleInBefore?: boolean;
   readonly asyncHooksTrackPromises?: boolean;
 }

@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "../core/abi.h"
+#include "../core/otel_thread_ctx.h"
 #include "../core/scratch_build.h"
 #include "../core/scratch_protocol.h"
 #include "../core/tls_descriptor.h"
@@ -48,11 +49,16 @@ Addon::Addon(Napi::Env env, Napi::Object exports) {
                                 InstanceMethod("currentSetAddress", &Addon::CurrentSetAddress),
                                 InstanceMethod("tlsInfo", &Addon::TlsInfo),
                                 InstanceMethod("peekWord", &Addon::PeekWord),
+                                InstanceMethod("currentRecord", &Addon::CurrentRecord),
                             });
   DefineAddon(exports, {
                            InstanceMethod("build", &Addon::Build),
                            InstanceMethod("setCurrent", &Addon::SetCurrent),
                            InstanceMethod("tlsSlot", &Addon::TlsSlot),
+                           InstanceMethod("threadContextSlot", &Addon::ThreadContextSlot),
+                           InstanceMethod("tlsSlotPair", &Addon::TlsSlotPair),
+                           InstanceMethod("setResource", &Addon::SetResource),
+                           InstanceMethod("processContext", &Addon::ProcessContextStatus),
                            InstanceMethod("currentLabels", &Addon::CurrentLabels),
                            InstanceValue("protocolVersion",
                                          Napi::Number::New(env, core::scratch::kProtocolVersion)),
@@ -62,17 +68,21 @@ Addon::Addon(Napi::Env env, Napi::Object exports) {
   // hold its label sets (worker exit or termination included), so no reader
   // can follow the pointer into freed memory.
   napi_add_env_cleanup_hook(env, &Addon::ClearCurrent, this);
+  builders_.keys = &keys_;
 }
 
-Addon::~Addon() { core::PublishCurrent(nullptr); }
+Addon::~Addon() { ClearCurrent(nullptr); }
 
-void Addon::ClearCurrent(void*) { core::PublishCurrent(nullptr); }
+void Addon::ClearCurrent(void*) {
+  core::PublishCurrent(nullptr);
+  core::PublishThreadContext(nullptr);
+}
 
 Napi::Value Addon::Build(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   if (info.Length() < 6) throw Napi::TypeError::New(env, "build() takes 6 arguments");
   const core::BuildStatus status = core::BuildFromScratch(
-      &builder_, BufferArg(env, info[0], "label set"), Uint32Arg(env, info[1]),
+      &builders_, BufferArg(env, info[0], "label set"), Uint32Arg(env, info[1]),
       BufferArg(env, info[2], "scratch"), Uint32Arg(env, info[3]), BufferArg(env, info[4], "slab"),
       Uint32Arg(env, info[5]));
   switch (status) {
@@ -84,6 +94,8 @@ Napi::Value Addon::Build(const Napi::CallbackInfo& info) {
       throw Napi::RangeError::New(env, "scratch too small");
     case core::BuildStatus::kScratchOverflow:
       throw Napi::RangeError::New(env, "scratch overflow");
+    case core::BuildStatus::kBadTraceOp:
+      throw Napi::RangeError::New(env, "unknown trace operation");
     case core::BuildStatus::kBadSlab:
       break;
   }
@@ -96,22 +108,105 @@ Napi::Value Addon::SetCurrent(const Napi::CallbackInfo& info) {
   const custom_labels_labelset_t* set =
       core::SetAt(BufferArg(env, info[0], "label set"), Uint32Arg(env, info[1]), &valid);
   if (!valid) throw Napi::TypeError::New(env, "not a customlabels label set");
+  // Back to back, as lib/publisher.js stores them.
   core::PublishCurrent(set);
+  core::PublishThreadContext(set == nullptr ? nullptr : core::LabelSetLayout::RecordOf(set));
   return info.Env().Undefined();
 }
 
-Napi::Value Addon::TlsSlot(const Napi::CallbackInfo& info) {
+namespace {
+
+// An ArrayBuffer over `count` of this thread's TLS pointers, or null.
+Napi::Value SlotView(napi_env env, void* slot, size_t count = 1) {
   napi_value ab = nullptr;
-  const napi_status status = napi_create_external_arraybuffer(info.Env(), core::CurrentSlot(),
-                                                              sizeof(void*), nullptr, nullptr, &ab);
+  const napi_status status =
+      napi_create_external_arraybuffer(env, slot, count * sizeof(void*), nullptr, nullptr, &ab);
   if (status != napi_ok) {
     // napi_no_external_buffers_allowed (V8 sandbox): lib/ falls back to
     // setCurrent(). Drop the pending exception some versions leave.
     napi_value ignored;
-    napi_get_and_clear_last_exception(info.Env(), &ignored);
-    return info.Env().Null();
+    napi_get_and_clear_last_exception(env, &ignored);
+    return Napi::Env(env).Null();
   }
-  return Napi::Value(info.Env(), ab);
+  return Napi::Value(env, ab);
+}
+
+const char* StateName(core::ProcessContext::State state) {
+  switch (state) {
+    case core::ProcessContext::State::kUnpublished:
+      return "unpublished";
+    case core::ProcessContext::State::kPublished:
+      return "published";
+    case core::ProcessContext::State::kOtherPublisher:
+      return "other-publisher";
+    case core::ProcessContext::State::kFailed:
+      break;
+  }
+  return "failed";
+}
+
+}  // namespace
+
+Napi::Value Addon::TlsSlot(const Napi::CallbackInfo& info) {
+  return SlotView(info.Env(), static_cast<void*>(core::CurrentSlot()));
+}
+
+Napi::Value Addon::ThreadContextSlot(const Napi::CallbackInfo& info) {
+  return SlotView(info.Env(), static_cast<void*>(core::ThreadContextSlot()));
+}
+
+Napi::Value Addon::TlsSlotPair(const Napi::CallbackInfo& info) {
+  auto* current = reinterpret_cast<unsigned char*>(core::CurrentSlot());
+  auto* record = reinterpret_cast<unsigned char*>(core::ThreadContextSlot());
+  if (record != current + sizeof(void*)) return info.Env().Null();
+  return SlotView(info.Env(), current, 2);
+}
+
+Napi::Value Addon::SetResource(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  if (info.Length() < 1 || !info[0].IsArray()) {
+    throw Napi::TypeError::New(env, "setResource() takes an array of strings");
+  }
+  const Napi::Array flat = info[0].As<Napi::Array>();
+  std::vector<std::pair<std::string, std::string>> pairs;
+  for (uint32_t i = 0; i + 1 < flat.Length(); i += 2) {
+    const Napi::Value k = flat.Get(i), v = flat.Get(i + 1);
+    if (!k.IsString() || !v.IsString()) {
+      throw Napi::TypeError::New(env, "setResource() takes an array of strings");
+    }
+    pairs.emplace_back(k.As<Napi::String>().Utf8Value(), v.As<Napi::String>().Utf8Value());
+  }
+  core::ProcessContext::Global().SetResource(std::move(pairs));
+  return env.Undefined();
+}
+
+Napi::Value Addon::ProcessContextStatus(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  const core::ProcessContext::Status s = core::ProcessContext::Global().status();
+  Napi::Object out = Napi::Object::New(env);
+  out.Set("state", StateName(s.state));
+  switch (s.kind) {
+    case core::ProcessContextMapping::Kind::kMemfd:
+      out.Set("mapping", "memfd");
+      break;
+    case core::ProcessContextMapping::Kind::kAnonymous:
+      out.Set("mapping", "anonymous");
+      break;
+    case core::ProcessContextMapping::Kind::kNone:
+      out.Set("mapping", env.Null());
+      break;
+  }
+  out.Set("keys", static_cast<double>(s.keys));
+  out.Set("payloadBytes", static_cast<double>(s.payload_bytes));
+  return out;
+}
+
+Napi::Value Addon::CurrentRecord(const Napi::CallbackInfo& info) {
+  const otel_thread_ctx_record_t* record = core::LoadThreadContext();
+  if (record == nullptr) return info.Env().Null();
+  return Napi::Buffer<uint8_t>::Copy(
+      info.Env(), reinterpret_cast<const uint8_t*>(record),
+      core::ThreadContextLimits::kHeaderBytes + record->attrs_data_size);
 }
 
 Napi::Value Addon::CurrentLabels(const Napi::CallbackInfo& info) {
@@ -136,7 +231,10 @@ Napi::Value Addon::CurrentSetAddress(const Napi::CallbackInfo& info) {
 
 Napi::Value Addon::TlsInfo(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  const core::TlsDescriptorInfo t = core::InspectTlsDescriptor();
+  const bool otel = info.Length() > 0 && info[0].IsString() &&
+                    info[0].As<Napi::String>().Utf8Value() == "otel_thread_ctx_v1";
+  const core::TlsDescriptorInfo t = core::InspectTlsDescriptor(
+      otel ? core::TlsSymbol::kThreadContext : core::TlsSymbol::kCurrentSet);
   auto big = [&env](uintptr_t v) { return Napi::BigInt::New(env, static_cast<uint64_t>(v)); };
   Napi::Object out = Napi::Object::New(env);
   out.Set("found", t.found);

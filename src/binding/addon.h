@@ -5,7 +5,8 @@
 
 #include <napi.h>
 
-#include "../core/label_set_builder.h"
+#include "../core/process_context.h"
+#include "../core/scratch_build.h"
 
 namespace customlabels::binding {
 
@@ -22,27 +23,43 @@ class Addon final : public Napi::Addon<Addon> {
   //   layout and results are defined in lib/protocol.js, mirrored in
   //   src/core/scratch_protocol.h.
   Napi::Value Build(const Napi::CallbackInfo& info);
-  // setCurrent(slab: ArrayBuffer | null, offset): publishes through a
-  //   native call.
+  // setCurrent(slab: ArrayBuffer | null, offset): publishes the set and its
+  //   thread context record through a native call.
   Napi::Value SetCurrent(const Napi::CallbackInfo& info);
   // tlsSlot() -> ArrayBuffer over this thread's custom_labels_current_set,
   //   or null where external buffers are not allowed.
   Napi::Value TlsSlot(const Napi::CallbackInfo& info);
+  // threadContextSlot() -> the same over this thread's otel_thread_ctx_v1.
+  Napi::Value ThreadContextSlot(const Napi::CallbackInfo& info);
+  // tlsSlotPair() -> one ArrayBuffer over both when otel_thread_ctx_v1
+  //   directly follows custom_labels_current_set in the TLS block (one typed
+  //   array for both stores is cheaper than two), else null.
+  Napi::Value TlsSlotPair(const Napi::CallbackInfo& info);
+  // setResource([key, value, key, value, ...]: strings): the process
+  //   context's resource attributes.
+  Napi::Value SetResource(const Napi::CallbackInfo& info);
+  // processContext() -> {state, mapping, keys, payloadBytes}.
+  Napi::Value ProcessContextStatus(const Napi::CallbackInfo& info);
   // currentLabels() -> {key: value} read through the ABI pointer.
   Napi::Value CurrentLabels(const Napi::CallbackInfo& info);
   // Test-only, on the `testing` export:
   // currentSetAddress() -> bigint, 0n when NULL.
   Napi::Value CurrentSetAddress(const Napi::CallbackInfo& info);
-  // tlsInfo() -> what a static-TLS reader would compute on this thread.
+  // tlsInfo(symbol = 'custom_labels_current_set' | 'otel_thread_ctx_v1') ->
+  //   what a static-TLS reader would compute for it on this thread.
   Napi::Value TlsInfo(const Napi::CallbackInfo& info);
   // peekWord(address: bigint) -> bigint | null: reads 8 bytes of this
   //   process (null if unreadable) without faulting. For tests that look at
   //   raw ABI words and at another thread's slot as an external reader does.
   Napi::Value PeekWord(const Napi::CallbackInfo& info);
+  // currentRecord() -> Buffer: a copy of this thread's thread context record
+  //   (header and attributes), or null.
+  Napi::Value CurrentRecord(const Napi::CallbackInfo& info);
 
   static void ClearCurrent(void* arg);
 
-  core::LabelSetBuilder builder_;
+  core::CachedProcessKeys keys_;
+  core::SetBuilders builders_;
 };
 
 }  // namespace customlabels::binding

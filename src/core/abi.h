@@ -6,7 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 
-// The two ABI symbols keep default visibility under -fvisibility=hidden.
+// The ABI symbols keep default visibility under -fvisibility=hidden.
 #define CUSTOMLABELS_EXPORT __attribute__((visibility("default")))
 
 extern "C" {
@@ -30,9 +30,10 @@ typedef struct {
 // Constant 1. Exported with default visibility so readers find it in .dynsym.
 CUSTOMLABELS_EXPORT extern const uint32_t custom_labels_abi_version;
 
-// The label set active on the calling thread, or NULL. The only thread-local
-// variable of the whole addon, so its PT_TLS block stays one pointer and
-// glibc serves it from static TLS even though the addon is dlopen()ed.
+// The label set active on the calling thread, or NULL. With otel_thread_ctx_v1
+// (otel_thread_ctx.h) the only thread-local variables of the whole addon, so
+// its PT_TLS block stays two pointers and glibc serves it from static TLS
+// even though the addon is dlopen()ed.
 CUSTOMLABELS_EXPORT extern __thread const custom_labels_labelset_t* custom_labels_current_set;
 
 }  // extern "C"

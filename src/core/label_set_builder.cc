@@ -108,7 +108,8 @@ custom_labels_labelset_t* LabelSetBuilder::WriteTo(void* buffer, size_t size) co
   header->count = n;
   header->capacity = n;
   const unsigned long long magic = LabelSetLayout::kMagic;
-  std::memcpy(base + sizeof(*header), &magic, sizeof(magic));
+  std::memcpy(base + LabelSetLayout::kMagicOffset, &magic, sizeof(magic));
+  LabelSetLayout::SetRecord(header, nullptr);
   return header;
 }
 
@@ -118,8 +119,7 @@ const custom_labels_labelset_t* LabelSetLayout::Validate(const void* buffer, siz
     return nullptr;
   }
   unsigned long long magic = 0;
-  std::memcpy(&magic, static_cast<const unsigned char*>(buffer) + sizeof(custom_labels_labelset_t),
-              sizeof(magic));
+  std::memcpy(&magic, static_cast<const unsigned char*>(buffer) + kMagicOffset, sizeof(magic));
   const auto* set = static_cast<const custom_labels_labelset_t*>(buffer);
   if (magic != kMagic || reinterpret_cast<uintptr_t>(set->storage) != base + kLabelsOffset ||
       set->count != set->capacity ||
@@ -132,7 +132,30 @@ const custom_labels_labelset_t* LabelSetLayout::Validate(const void* buffer, siz
       return nullptr;
     }
   }
+  const auto record = reinterpret_cast<uintptr_t>(RecordOf(set));
+  if (record != 0) {
+    constexpr size_t kHeader = ThreadContextLimits::kHeaderBytes;
+    if (record % ThreadContextLimits::kAlignment != 0 || record < base || record - base > size ||
+        size - (record - base) < kHeader) {
+      return nullptr;
+    }
+    uint16_t attrs = 0;
+    std::memcpy(&attrs, reinterpret_cast<const unsigned char*>(record) + kHeader - sizeof(attrs),
+                sizeof(attrs));
+    if (size - (record - base) - kHeader < attrs) return nullptr;
+  }
   return set;
+}
+
+const otel_thread_ctx_record_t* LabelSetLayout::RecordOf(const custom_labels_labelset_t* set) {
+  const otel_thread_ctx_record_t* record = nullptr;
+  std::memcpy(&record, reinterpret_cast<const unsigned char*>(set) + kRecordOffset, sizeof(record));
+  return record;
+}
+
+void LabelSetLayout::SetRecord(custom_labels_labelset_t* set,
+                               const otel_thread_ctx_record_t* record) {
+  std::memcpy(reinterpret_cast<unsigned char*>(set) + kRecordOffset, &record, sizeof(record));
 }
 
 std::vector<std::pair<std::string_view, std::string_view>> ReadLabelSet(

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "abi.h"
+#include "otel_thread_ctx.h"
 
 namespace customlabels::core {
 
@@ -41,6 +42,13 @@ class LabelSetBuilder final {
 
   // Number of labels the written set will hold.
   size_t count() const { return live_; }
+  // Calls f(key, value) for each label the written set will hold, in order.
+  template <typename F>
+  void ForEach(F&& f) const {
+    for (const Entry& e : entries_) {
+      if (e.live) f(e.key, e.value);
+    }
+  }
   // Bytes WriteTo() needs.
   size_t RequiredBytes() const;
   // Writes the set into `buffer` (8-byte aligned, at least RequiredBytes()
@@ -62,15 +70,25 @@ class LabelSetBuilder final {
   size_t live_ = 0;
 };
 
-// Layout of a set written by LabelSetBuilder: header, a magic word, the label
-// array, then the key and value bytes.
+// Layout of a set written by LabelSetBuilder: header, a magic word, the
+// address of the set's thread context record (otel_thread_ctx.h; 0 if it has
+// none), the label array, then the key and value bytes. Readers of the ABI
+// only follow `storage`; the two words between are ours.
 struct LabelSetLayout final {
-  static constexpr size_t kLabelsOffset = sizeof(custom_labels_labelset_t) + 8;
-  static constexpr unsigned long long kMagic = 0x315445534c43ULL;  // "CLSET1"
+  static constexpr size_t kMagicOffset = sizeof(custom_labels_labelset_t);
+  static constexpr size_t kRecordOffset = kMagicOffset + 8;
+  static constexpr size_t kLabelsOffset = kRecordOffset + 8;
+  static constexpr unsigned long long kMagic = 0x325445534c43ULL;  // "CLSET2"
 
   // Returns the set at the start of `buffer` if it is a well-formed set
-  // written by LabelSetBuilder whose pointers all stay inside the buffer.
+  // written by LabelSetBuilder whose pointers (its record's included) all
+  // stay inside the buffer.
   static const custom_labels_labelset_t* Validate(const void* buffer, size_t size);
+
+  // The record of a set written by LabelSetBuilder, or nullptr.
+  static const otel_thread_ctx_record_t* RecordOf(const custom_labels_labelset_t* set);
+  // Sets it; only before the set is published.
+  static void SetRecord(custom_labels_labelset_t* set, const otel_thread_ctx_record_t* record);
 };
 
 // A label set as an external reader sees it (the spec, as this project reads

@@ -1,8 +1,8 @@
 // The native half of withLabels: decodes the updates lib/ encoded into the
 // scratch buffer (src/core/scratch_protocol.h), merges them over a parent set
-// and writes the new set into a slab. The binding's build() is a thin
-// wrapper around BuildFromScratch; the fuzzer calls it directly, so every
-// byte it reads is treated as untrusted.
+// and writes the new set, with its thread context record, into a slab. The
+// binding's build() is a thin wrapper around BuildFromScratch; the fuzzer
+// calls it directly, so every byte it reads is treated as untrusted.
 #ifndef CUSTOMLABELS_CORE_SCRATCH_BUILD_H_
 #define CUSTOMLABELS_CORE_SCRATCH_BUILD_H_
 
@@ -10,7 +10,9 @@
 #include <cstdint>
 
 #include "abi.h"
+#include "attribute_key_map.h"
 #include "label_set_builder.h"
+#include "thread_context_record.h"
 
 namespace customlabels::core {
 
@@ -25,7 +27,17 @@ enum class BuildStatus {
   kBadParent,        // the parent (slab, offset) is not a set written by us
   kScratchTooSmall,  // no room for the header and n entries
   kScratchOverflow,  // an entry's lengths run past the scratch buffer
+  kBadTraceOp,       // the trace byte is none of the protocol's values
   kBadSlab,          // slab offset misaligned, or slab overlaps the inputs
+};
+
+// What BuildFromScratch reuses between calls (to keep its storage) and where
+// it gets attribute key indexes from (`keys`: nullptr, or unavailable, means
+// no thread context records are built).
+struct SetBuilders final {
+  LabelSetBuilder labels;
+  ThreadContextRecordBuilder record;
+  AttributeKeys* keys = nullptr;
 };
 
 // The set written by LabelSetBuilder at `offset` in `slab`, validated, or
@@ -36,9 +48,13 @@ const custom_labels_labelset_t* SetAt(ByteSpan slab, uint32_t offset, bool* vali
 // Merges the `n` updates in `scratch` over the set at (`parent_slab`,
 // `parent_offset`) (none if `parent_slab.data` is null) and writes the result
 // into `slab` at `slab_offset`, reporting in the scratch header as the
-// protocol says. The slab range written must not overlap the parent set or
-// the scratch buffer. `builder` is reused between calls to keep its storage.
-BuildStatus BuildFromScratch(LabelSetBuilder* builder, ByteSpan parent_slab, uint32_t parent_offset,
+// protocol says. When records are asked for, the set's thread context record
+// follows it in the slab: the trace ids the scratch header names, and as
+// attributes its labels whose keys have an index (but not `trace_id` and
+// `span_id` when the record carries ids: its header has them). No set is
+// written (address 0) when no labels and no record are left. The slab range
+// written must not overlap the parent set or the scratch buffer.
+BuildStatus BuildFromScratch(SetBuilders* builders, ByteSpan parent_slab, uint32_t parent_offset,
                              ByteSpan scratch, uint32_t n, ByteSpan slab, uint32_t slab_offset);
 
 }  // namespace customlabels::core

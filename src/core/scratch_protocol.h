@@ -7,7 +7,16 @@
 //                    kDidNotFit if the set does not fit in the slab
 //   scratch[12..16)  out: the bytes the set needs (kNeededSaturated: 4 GiB or
 //                    more)
-//   scratch[16..16+8n)  in: per update, uint32 key length, uint32 value length
+//   scratch[16..24)  out: the address of the set's thread context record, a
+//                    uint64 (0: none)
+//   scratch[24]      in: the trace ids of the new set: kTraceInherit (the
+//                    parent's), kTraceSet (the ids below), kTraceClear (none)
+//   scratch[25]      in: W3C trace flags (with kTraceSet)
+//   scratch[26]      in: 1 to build thread context records, 0 not to
+//   scratch[27..32)  reserved
+//   scratch[32..48)  in: trace id (with kTraceSet)
+//   scratch[48..56)  in: span id (with kTraceSet)
+//   scratch[56..56+8n)  in: per update, uint32 key length, uint32 value length
 //                    (kValueRemoved: remove the key; no value bytes follow)
 //   then          in: key bytes, value bytes, update after update
 #ifndef CUSTOMLABELS_CORE_SCRATCH_PROTOCOL_H_
@@ -22,13 +31,23 @@ namespace customlabels::core::scratch {
 // binding's functions and the API object copies of the package share (see
 // lib/binding.js). Bumped on any incompatible change; copies of the package
 // with different versions never share an addon.
-constexpr uint32_t kProtocolVersion = 1;
+constexpr uint32_t kProtocolVersion = 2;
 
-constexpr size_t kHeaderBytes = 16;
 constexpr size_t kAddressOffset = 0;
 constexpr size_t kNextOffsetOffset = 8;
 constexpr size_t kNeededOffset = 12;
+constexpr size_t kRecordAddressOffset = 16;
+constexpr size_t kTraceOpOffset = 24;
+constexpr size_t kTraceFlagsOffset = 25;
+constexpr size_t kRecordsOffset = 26;
+constexpr size_t kTraceIdOffset = 32;
+constexpr size_t kSpanIdOffset = 48;
+constexpr size_t kHeaderBytes = 56;
 constexpr size_t kEntryBytes = 8;
+
+constexpr uint8_t kTraceInherit = 0;
+constexpr uint8_t kTraceSet = 1;
+constexpr uint8_t kTraceClear = 2;
 
 // Value length of an update that removes its key.
 constexpr uint32_t kValueRemoved = 0xffffffffu;
@@ -39,7 +58,11 @@ constexpr uint32_t kNeededSaturated = 0xffffffffu;
 
 static_assert(kAddressOffset + sizeof(uint64_t) == kNextOffsetOffset);
 static_assert(kNextOffsetOffset + sizeof(uint32_t) == kNeededOffset);
-static_assert(kNeededOffset + sizeof(uint32_t) == kHeaderBytes);
+static_assert(kNeededOffset + sizeof(uint32_t) == kRecordAddressOffset);
+static_assert(kRecordAddressOffset + sizeof(uint64_t) == kTraceOpOffset);
+static_assert(kRecordAddressOffset % alignof(uint64_t) == 0);
+static_assert(kTraceIdOffset + 16 == kSpanIdOffset && kSpanIdOffset + 8 == kHeaderBytes);
+static_assert(kHeaderBytes % alignof(uint32_t) == 0);
 static_assert(kEntryBytes == 2 * sizeof(uint32_t));
 static_assert(kAddressOffset % alignof(uint64_t) == 0);
 

@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "abi.h"
+#include "otel_thread_ctx.h"
 
 namespace customlabels::core {
 
@@ -19,10 +20,9 @@ constexpr uint32_t kTlsDescType = R_AARCH64_TLSDESC;
 constexpr uint32_t kTlsDescType = 0;
 #endif
 
-constexpr const char* kSymbol = "custom_labels_current_set";
-
 struct Search {
   uintptr_t target;
+  const char* symbol;
   TlsDescriptorInfo* info;
 };
 
@@ -40,7 +40,8 @@ bool Contains(const dl_phdr_info* mod, uintptr_t address) {
 // module; others stay relative to the load base.
 uintptr_t Absolute(uintptr_t base, uintptr_t value) { return value >= base ? value : base + value; }
 
-void ScanRelocations(const dl_phdr_info* mod, const ElfW(Dyn) * dynamic, TlsDescriptorInfo* info) {
+void ScanRelocations(const char* symbol, const dl_phdr_info* mod, const ElfW(Dyn) * dynamic,
+                     TlsDescriptorInfo* info) {
   const uintptr_t base = mod->dlpi_addr;
   uintptr_t symtab = 0, strtab = 0, rela = 0, jmprel = 0;
   size_t relasz = 0, pltrelsz = 0;
@@ -77,7 +78,7 @@ void ScanRelocations(const dl_phdr_info* mod, const ElfW(Dyn) * dynamic, TlsDesc
       if (ELF64_R_TYPE(r[i].r_info) != kTlsDescType) continue;
       const auto* sym = reinterpret_cast<const ElfW(Sym)*>(symtab) + ELF64_R_SYM(r[i].r_info);
       const char* name = reinterpret_cast<const char*>(strtab) + sym->st_name;
-      if (std::strcmp(name, kSymbol) != 0) continue;
+      if (std::strcmp(name, symbol) != 0) continue;
       const auto* desc = reinterpret_cast<const uintptr_t*>(base + r[i].r_offset);
       info->found = true;
       info->descriptor_address = base + r[i].r_offset;
@@ -95,7 +96,7 @@ int Visit(dl_phdr_info* mod, size_t, void* data) {
   search->info->module_base = mod->dlpi_addr;
   for (int i = 0; i < mod->dlpi_phnum; ++i) {
     if (mod->dlpi_phdr[i].p_type != PT_DYNAMIC) continue;
-    ScanRelocations(mod,
+    ScanRelocations(search->symbol, mod,
                     reinterpret_cast<const ElfW(Dyn)*>(mod->dlpi_addr + mod->dlpi_phdr[i].p_vaddr),
                     search->info);
   }
@@ -114,12 +115,15 @@ uintptr_t ThreadPointer() {
   return tp;
 }
 
-TlsDescriptorInfo InspectTlsDescriptor() {
+TlsDescriptorInfo InspectTlsDescriptor(TlsSymbol which) {
   TlsDescriptorInfo info;
-  Search search{reinterpret_cast<uintptr_t>(&custom_labels_abi_version), &info};
+  const bool set = which == TlsSymbol::kCurrentSet;
+  Search search{reinterpret_cast<uintptr_t>(&custom_labels_abi_version),
+                set ? "custom_labels_current_set" : "otel_thread_ctx_v1", &info};
   dl_iterate_phdr(Visit, &search);
   info.thread_pointer = ThreadPointer();
-  info.variable_address = reinterpret_cast<uintptr_t>(CurrentSlot());
+  info.variable_address = set ? reinterpret_cast<uintptr_t>(CurrentSlot())
+                              : reinterpret_cast<uintptr_t>(ThreadContextSlot());
   info.static_tls = info.found && info.thread_pointer + info.argument == info.variable_address;
   return info;
 }

@@ -1,5 +1,5 @@
-// Looks at the TLS descriptor that resolves `custom_labels_current_set` in the
-// module that defines it, as an eBPF reader does, to tell static from
+// Looks at the TLS descriptor that resolves `custom_labels_current_set` (or
+// `otel_thread_ctx_v1`) in the module that defines it, as an eBPF reader does, to tell static from
 // dynamic TLS at run time.
 #ifndef CUSTOMLABELS_CORE_TLS_DESCRIPTOR_H_
 #define CUSTOMLABELS_CORE_TLS_DESCRIPTOR_H_
@@ -27,8 +27,12 @@ struct TlsDescriptorInfo {
   bool static_tls = false;
 };
 
-// Inspects the calling thread. Never throws; `found` tells whether it worked.
-TlsDescriptorInfo InspectTlsDescriptor();
+// The addon's thread-local variables.
+enum class TlsSymbol { kCurrentSet, kThreadContext };
+
+// Inspects the calling thread's `which` (custom_labels_current_set or
+// otel_thread_ctx_v1). Never throws; `found` tells whether it worked.
+TlsDescriptorInfo InspectTlsDescriptor(TlsSymbol which = TlsSymbol::kCurrentSet);
 
 // This thread's thread pointer (fs_base on x86-64, tpidr_el0 on aarch64).
 uintptr_t ThreadPointer();

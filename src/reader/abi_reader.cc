@@ -106,69 +106,123 @@ std::optional<AbiTarget> LocateAbi(pid_t pid, Failure* failure) {
              ", this reader reads 1");
     return std::nullopt;
   }
-  const std::optional<ElfRelocation> desc = elf->FindTlsDescriptor("custom_labels_current_set");
+  const std::optional<TlsVariable> current =
+      LocateTlsVariable(*elf, t.base, memory, kCurrentSetSymbol, failure);
+  if (!current) {
+    if (failure->exit == kAbiMismatch) failure->message = t.path + ": " + failure->message;
+    return std::nullopt;
+  }
+  t.current_set = *current;
+  // The OpenTelemetry thread context: optional (older addons lack it), and
+  // a fault in it never hides the labels.
+  const std::optional<ElfSymbol> otel = elf->FindDynamicSymbol(kOtelSymbol);
+  t.otel_exported = otel.has_value();
+  if (t.otel_exported) {
+    Failure otel_failure;
+    t.otel = LocateTlsVariable(*elf, t.base, memory, kOtelSymbol, &otel_failure);
+    t.otel_error = otel_failure.message;
+  }
+  return t;
+}
+
+std::optional<TlsVariable> LocateTlsVariable(const ElfFile& elf, uint64_t base,
+                                             const MemorySource& memory, const char* symbol,
+                                             Failure* failure) {
+  const std::optional<ElfRelocation> desc = elf.FindTlsDescriptor(symbol);
   if (!desc) {
     Fail(failure, kAbiMismatch,
-         t.path + ": no " + std::string(MachineName(t.machine)) +
-             " TLSDESC relocation names custom_labels_current_set");
+         "no " + std::string(MachineName(elf.machine())) + " TLSDESC relocation names " + symbol);
     return std::nullopt;
   }
-  t.descriptor_address = t.base + desc->offset;
+  TlsVariable v;
+  v.descriptor_address = base + desc->offset;
   uint64_t words[2];
-  if (!memory.Read(t.descriptor_address, words, sizeof(words))) {
-    Fail(failure, kUnreadable, "cannot read the TLS descriptor at " + Hex(t.descriptor_address));
+  if (!memory.Read(v.descriptor_address, words, sizeof(words))) {
+    Fail(failure, kUnreadable,
+         "cannot read the TLS descriptor of " + std::string(symbol) + " at " +
+             Hex(v.descriptor_address));
     return std::nullopt;
   }
-  t.resolver = words[0];
-  t.argument = words[1];
+  v.resolver = words[0];
+  v.argument = words[1];
   // Static TLS: the argument is the variable's offset from the thread
   // pointer (negative on x86-64, TLS variant II; small positive on aarch64).
   // Dynamic TLS: it points to glibc's {module, offset, generation}.
-  const auto signed_arg = static_cast<int64_t>(t.argument);
-  t.static_tls = t.machine == EM_X86_64 ? (signed_arg < 0 && signed_arg > -kStaticWindow)
-                                        : (signed_arg >= 0 && signed_arg < kStaticWindow);
-  if (!t.static_tls) {
+  const auto signed_arg = static_cast<int64_t>(v.argument);
+  v.static_tls = elf.machine() == EM_X86_64 ? (signed_arg < 0 && signed_arg > -kStaticWindow)
+                                            : (signed_arg >= 0 && signed_arg < kStaticWindow);
+  if (!v.static_tls) {
     uint64_t arg[2];
-    if (!memory.Read(t.argument, arg, sizeof(arg)) || arg[0] == 0 || arg[0] > (1u << 20)) {
+    if (!memory.Read(v.argument, arg, sizeof(arg)) || arg[0] == 0 || arg[0] > (1u << 20)) {
       Fail(failure, kUnreadable,
-           "TLS descriptor argument " + Hex(t.argument) +
+           "TLS descriptor argument " + Hex(v.argument) + " of " + symbol +
                " is neither a static offset nor dynamic TLS data");
       return std::nullopt;
     }
-    t.dyn_module = arg[0];
-    t.dyn_offset = arg[1];
+    v.dyn_module = arg[0];
+    v.dyn_offset = arg[1];
   }
-  return t;
+  return v;
+}
+
+bool TlsSlotAddress(const TlsVariable& v, uint16_t machine, uint64_t thread_pointer,
+                    const MemorySource& memory, uint64_t* slot, std::string* error) {
+  *slot = 0;
+  if (v.static_tls) {
+    *slot = thread_pointer + v.argument;
+    return true;
+  }
+  // glibc: the DTV pointer is in the TCB (x86-64: tp+8, aarch64: tp+0);
+  // dtv[-1] holds its length, dtv[m] = {block, to_free} for module m.
+  const uint64_t dtv_field = thread_pointer + (machine == EM_X86_64 ? 8 : 0);
+  uint64_t dtv = 0, length = 0, block = 0;
+  if (!memory.ReadValue(dtv_field, &dtv) || !memory.ReadValue(dtv - 16, &length)) {
+    *error = "cannot read the thread's DTV at " + Hex(dtv_field);
+    return false;
+  }
+  if (v.dyn_module <= length && memory.ReadValue(dtv + 16 * v.dyn_module, &block) && block != 0 &&
+      block != ~uint64_t{0}) {
+    *slot = block + v.dyn_offset;
+  }
+  return true;
+}
+
+bool ReadTlsPointer(const TlsVariable& v, uint16_t machine, uint64_t thread_pointer,
+                    const MemorySource& memory, const char* symbol, uint64_t* slot, uint64_t* value,
+                    std::string* error) {
+  *value = 0;
+  if (!TlsSlotAddress(v, machine, thread_pointer, memory, slot, error)) return false;
+  if (*slot == 0) return true;  // never touched its TLS: nothing published
+  if (!memory.ReadValue(*slot, value)) {
+    *error = "cannot read " + std::string(symbol) + " at " + Hex(*slot);
+    return false;
+  }
+  return true;
 }
 
 ThreadRead ReadCurrentSet(const AbiTarget& t, uint64_t thread_pointer, const MemorySource& memory,
                           const ReadLimits& limits) {
   ThreadRead r;
   r.thread_pointer = thread_pointer;
-  if (t.static_tls) {
-    r.slot_address = thread_pointer + t.argument;
-  } else {
-    // glibc: the DTV pointer is in the TCB (x86-64: tp+8, aarch64: tp+0);
-    // dtv[-1] holds its length, dtv[m] = {block, to_free} for module m.
-    const uint64_t dtv_field = thread_pointer + (t.machine == EM_X86_64 ? 8 : 0);
-    uint64_t dtv = 0, length = 0, block = 0;
-    if (!memory.ReadValue(dtv_field, &dtv) || !memory.ReadValue(dtv - 16, &length)) {
-      r.set.error = "cannot read the thread's DTV at " + Hex(dtv_field);
-      return r;
-    }
-    if (t.dyn_module <= length && memory.ReadValue(dtv + 16 * t.dyn_module, &block) && block != 0 &&
-        block != ~uint64_t{0}) {
-      r.slot_address = block + t.dyn_offset;
-    }
-  }
-  if (r.slot_address == 0) return r;  // never touched its TLS: no labels
   uint64_t set_address = 0;
-  if (!memory.ReadValue(r.slot_address, &set_address)) {
-    r.set.error = "cannot read custom_labels_current_set at " + Hex(r.slot_address);
+  if (!ReadTlsPointer(t.current_set, t.machine, thread_pointer, memory, kCurrentSetSymbol,
+                      &r.slot_address, &set_address, &r.set.error)) {
     return r;
   }
+  if (r.slot_address == 0) return r;  // never touched its TLS: no labels
   r.set = DecodeLabelSet(memory, set_address, limits);
   return r;
+}
+
+OtelRecord ReadOtelRecord(const AbiTarget& t, uint64_t thread_pointer, const MemorySource& memory) {
+  OtelRecord record;
+  if (!t.otel) return record;
+  uint64_t slot = 0, address = 0;
+  if (!ReadTlsPointer(*t.otel, t.machine, thread_pointer, memory, kOtelSymbol, &slot, &address,
+                      &record.error)) {
+    return record;
+  }
+  return DecodeOtelRecord(memory, address);
 }
 
 ThreadRead ReadThread(const AbiTarget& t, ThreadStopper* stopper, const ReadLimits& limits) {
@@ -178,7 +232,10 @@ ThreadRead ReadThread(const AbiTarget& t, ThreadStopper* stopper, const ReadLimi
     r.set.error = stopper->error();
     return r;
   }
-  return ReadCurrentSet(t, thread_pointer, ProcessMemory(t.pid), limits);
+  const ProcessMemory memory(t.pid);
+  ThreadRead r = ReadCurrentSet(t, thread_pointer, memory, limits);
+  if (t.otel) r.otel = ReadOtelRecord(t, thread_pointer, memory);
+  return r;
 }
 
 }  // namespace customlabels::reader

@@ -1,7 +1,9 @@
 // Finds the Custom Label ABI in a live process and reads a thread's labels
 // the way the Parca eBPF agent does: mapping by file name, .dynsym for the
 // version, the TLSDESC relocation for the descriptor, thread pointer +
-// descriptor argument for static TLS, the DTV for dynamic TLS.
+// descriptor argument for static TLS, the DTV for dynamic TLS. The
+// OpenTelemetry thread context (OTEP 4947, otel_thread_ctx_v1) is a second
+// TLS variable of the same module, reached the same way.
 #ifndef CUSTOMLABELS_READER_ABI_READER_H_
 #define CUSTOMLABELS_READER_ABI_READER_H_
 
@@ -11,8 +13,10 @@
 #include <optional>
 #include <string>
 
+#include "elf_file.h"
 #include "label_set_decoder.h"
 #include "memory_source.h"
+#include "otel_record.h"
 #include "process.h"
 #include "read_limits.h"
 
@@ -35,16 +39,30 @@ struct Failure {
   std::string message;
 };
 
+// A thread-local variable of the module reached through its TLS descriptor
+// (a TLSDESC relocation that names it): {resolver, argument}.
+struct TlsVariable {
+  uint64_t descriptor_address = 0, resolver = 0, argument = 0;
+  bool static_tls = false;
+  uint64_t dyn_module = 0, dyn_offset = 0;  // dynamic TLS only
+};
+
+constexpr const char* kCurrentSetSymbol = "custom_labels_current_set";
+constexpr const char* kOtelSymbol = "otel_thread_ctx_v1";
+
 struct AbiTarget {
   pid_t pid = 0;
   std::string path;   // of the mapped addon
   uint64_t base = 0;  // load bias
   uint16_t machine = 0;
   uint32_t version = 0;
-  uint64_t descriptor_address = 0, resolver = 0, argument = 0;
-  bool static_tls = false;
-  uint64_t dyn_module = 0, dyn_offset = 0;  // dynamic TLS only
+  TlsVariable current_set;  // custom_labels_current_set
   std::optional<uint64_t> tls_size;
+  // otel_thread_ctx_v1: nullopt when the module does not export it (an
+  // older addon), or when it does but cannot be reached (`otel_error`).
+  std::optional<TlsVariable> otel;
+  bool otel_exported = false;
+  std::string otel_error;
 };
 
 // The readers find the ABI's module by its file name (the spec's pattern).
@@ -54,19 +72,48 @@ bool IsAddonFileName(const std::string& path);
 // Locates and validates the ABI in `pid`; nullopt with `failure` otherwise.
 std::optional<AbiTarget> LocateAbi(pid_t pid, Failure* failure);
 
+// Reads the TLS descriptor of `symbol` (the module loaded at `base`) from
+// `memory` and tells static from dynamic TLS; nullopt with `failure` set:
+// kAbiMismatch if no TLSDESC relocation names it, kUnreadable if the
+// descriptor cannot be read or is neither.
+std::optional<TlsVariable> LocateTlsVariable(const ElfFile& elf, uint64_t base,
+                                             const MemorySource& memory, const char* symbol,
+                                             Failure* failure);
+
+// Where a thread's copy of `variable` is: thread pointer + argument (static
+// TLS) or the module's DTV block + offset (dynamic TLS). Returns false with
+// `error` set when the DTV cannot be read; true with *slot 0 when the
+// thread never allocated the module's dynamic TLS block.
+bool TlsSlotAddress(const TlsVariable& variable, uint16_t machine, uint64_t thread_pointer,
+                    const MemorySource& memory, uint64_t* slot, std::string* error);
+// The pointer a thread's copy of `variable` (named `symbol`) holds: false
+// with `error` set when it cannot be read; *slot 0 and *value 0 when the
+// thread has no copy yet.
+bool ReadTlsPointer(const TlsVariable& variable, uint16_t machine, uint64_t thread_pointer,
+                    const MemorySource& memory, const char* symbol, uint64_t* slot, uint64_t* value,
+                    std::string* error);
+
 struct ThreadRead {
   uint64_t thread_pointer = 0;
   uint64_t slot_address = 0;  // 0 if the dynamic TLS block is not allocated
   // The thread's current set; set.error also says when the TLS slot itself
   // could not be read (then set.address is 0).
   DecodedSet set;
+  // The thread's OpenTelemetry context record, when the module exports
+  // otel_thread_ctx_v1 (record.error also says when the slot could not be
+  // read).
+  std::optional<OtelRecord> otel;
 };
 
 // Reads the current set of the thread whose thread pointer is
 // `thread_pointer`, from `memory`: pure, so tests run it on an image.
 ThreadRead ReadCurrentSet(const AbiTarget& target, uint64_t thread_pointer,
                           const MemorySource& memory, const ReadLimits& limits);
-// Reads one live thread's current set. `stopper` must hold it stopped.
+// Reads the thread's otel_thread_ctx_v1 record (target.otel must be set).
+OtelRecord ReadOtelRecord(const AbiTarget& target, uint64_t thread_pointer,
+                          const MemorySource& memory);
+// Reads one live thread's current set and, when the module exports it, its
+// OpenTelemetry context. `stopper` must hold it stopped.
 ThreadRead ReadThread(const AbiTarget& target, ThreadStopper* stopper, const ReadLimits& limits);
 
 }  // namespace customlabels::reader

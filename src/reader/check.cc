@@ -1,10 +1,13 @@
-// `customlabels check`: an addon file, or a running process, against the ABI.
+// `customlabels check`: an addon file, or a running process, against the ABI
+// (and the OpenTelemetry thread and process contexts, when present).
 #include <cerrno>
 #include <cstdio>
 
 #include "commands.h"
 #include "elf_checks.h"
 #include "format.h"
+#include "otel_checks.h"
+#include "process_context.h"
 #include "report.h"
 
 namespace customlabels::reader {
@@ -17,10 +20,21 @@ struct Checks {
     std::printf("  %s %s\n", pass ? "ok  " : "FAIL", what.c_str());
     ok = ok && pass;
   }
+  void Info(const std::string& what) { std::printf("  info %s\n", what.c_str()); }
   void Lines(const std::vector<CheckLine>& lines) {
-    for (const CheckLine& l : lines) Line(l.pass, l.text);
+    for (const CheckLine& l : lines) {
+      if (l.info) {
+        Info(l.text);
+      } else {
+        Line(l.pass, l.text);
+      }
+    }
   }
 };
+
+bool Exports(const std::vector<CheckLine>& otel_lines) {
+  return !(otel_lines.size() == 1 && otel_lines[0].info);
+}
 
 }  // namespace
 
@@ -33,8 +47,12 @@ int RunCheck(const Options& o) {
     if (!elf) return Report({kUnreadable, error});
     std::printf("%s:\n", o.target.c_str());
     c.Lines(CheckElf(*elf, o.target));
-    std::printf("%s\n", c.ok ? "the file follows the Custom Label ABI v1"
-                             : "the file does not follow the ABI");
+    const std::vector<CheckLine> otel = CheckOtelElf(*elf);
+    c.Lines(otel);
+    std::printf(
+        "%s%s\n",
+        c.ok ? "the file follows the Custom Label ABI v1" : "the file does not follow the ABI",
+        c.ok && Exports(otel) ? " and exports otel_thread_ctx_v1 as OTEP 4947 says" : "");
     return c.ok ? kOk : kProblems;
   }
   Failure f;
@@ -43,15 +61,27 @@ int RunCheck(const Options& o) {
     return Report(f);
   }
   std::printf("process %d:\n", pid);
+  bool otel_checked = false;
   if (t) {
     std::string error;
     std::optional<ElfFile> elf = ElfFile::Open(t->path, &error);
-    if (elf) c.Lines(CheckElf(*elf, t->path));
+    if (elf) {
+      c.Lines(CheckElf(*elf, t->path));
+      c.Lines(CheckOtelElf(*elf));
+    }
     c.Line(true, "custom_labels_abi_version is 1 in the process");
-    c.Line(t->static_tls,
+    c.Line(t->current_set.static_tls,
            "the TLS descriptor resolved to " + TlsDescription(*t) +
-               (t->static_tls ? ""
-                              : ": readers that assume static TLS (the Parca agent) see nothing"));
+               (t->current_set.static_tls
+                    ? ""
+                    : ": readers that assume static TLS (the Parca agent) see nothing"));
+    if (t->otel) {
+      c.Line(t->otel->static_tls, std::string("the ") + kOtelSymbol +
+                                      " TLS descriptor resolved to " + TlsDescription(*t->otel) +
+                                      (t->otel->static_tls ? "" : ": eBPF readers see nothing"));
+    } else if (t->otel_exported) {
+      c.Line(false, std::string(kOtelSymbol) + " can be reached: " + t->otel_error);
+    }
     ThreadStopper main_thread(pid);
     if (!main_thread.Stop()) {
       if (main_thread.error_number() == EPERM) return NotPermitted(pid, main_thread.error());
@@ -61,12 +91,37 @@ int RunCheck(const Options& o) {
       c.Line(r.set.ok(),
              "the main thread's custom_labels_current_set is readable" +
                  (r.set.ok() ? " (set " + Hex(r.set.address) + ")" : ": " + r.set.error));
+      if (r.otel) {
+        const OtelRecord& rec = *r.otel;
+        const bool slot_read = rec.has_context() || rec.ok();
+        c.Line(slot_read,
+               std::string("the main thread's ") + kOtelSymbol + " is readable" +
+                   (!slot_read           ? ": " + rec.error
+                    : !rec.has_context() ? " (NULL: no context)"
+                    : rec.ok()           ? " (record " + Hex(rec.address) + ")"
+                               : " (record " + Hex(rec.address) + ", ignored: " + rec.error + ")"));
+      }
     }
+    otel_checked = t->otel_exported;
   } else {
     c.Line(false, f.message);
   }
-  std::printf("%s\n", c.ok ? "the process exposes labels as the Custom Label ABI v1 says"
-                           : "problems found");
+  const std::optional<ProcessContext> context = ReadLiveProcessContext(pid);
+  if (context) {
+    c.Lines(CheckProcessContext(*context));
+  } else if (otel_checked) {
+    c.Line(false,
+           "a process context mapping (/memfd:OTEL_CTX, [anon_shmem:OTEL_CTX] or "
+           "[anon:OTEL_CTX]): none, so thread attributes have no keys");
+  } else {
+    c.Info("no OpenTelemetry process context (no OTEL_CTX mapping)");
+  }
+  std::printf(
+      "%s%s\n",
+      c.ok ? "the process exposes labels as the Custom Label ABI v1 says" : "problems found",
+      c.ok && (otel_checked || context)
+          ? ", and its OpenTelemetry context as OTEPs 4947 and 4719 say"
+          : "");
   return c.ok ? kOk : (t ? kProblems : f.exit);
 }
 

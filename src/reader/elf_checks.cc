@@ -37,7 +37,7 @@ std::vector<CheckLine> CheckElf(const ElfFile& elf, const std::string& name) {
            (elf.machine() == EM_AARCH64 ? "desc" : "gnu2") + ")");
   const uint64_t tls = elf.tls_size().value_or(0);
   line(tls > 0 && tls <= 64, "PT_TLS is " + std::to_string(tls) +
-                                 " bytes (keep thread-local storage to the one pointer so "
+                                 " bytes (keep thread-local storage to a few pointers so "
                                  "glibc's 512-byte surplus gives static TLS)");
   return out;
 }

@@ -13,6 +13,7 @@ namespace customlabels::reader {
 struct CheckLine {
   bool pass = false;
   std::string text;
+  bool info = false;  // neither passes nor fails: something worth knowing (pass is true)
 };
 
 // File name, machine, both ABI symbols with their sizes and value, the

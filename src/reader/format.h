@@ -16,6 +16,8 @@ namespace customlabels::reader {
 std::string JsonString(const std::string& bytes);
 // For terminals: printable UTF-8 as is; control and invalid bytes as \xNN.
 std::string TextString(const std::string& bytes);
+// Whether `bytes` is all valid UTF-8 (no overlongs, no surrogates).
+bool IsValidUtf8(const std::string& bytes);
 // "0x1f" (lowercase hex).
 std::string Hex(uint64_t value);
 // {"k":"v",...} or null

@@ -1,7 +1,9 @@
-// `customlabels inspect`: each thread's current labels, read once.
+// `customlabels inspect`: each thread's current labels (and OpenTelemetry
+// context), read once, after the process context.
 #include <cstdio>
 
 #include "commands.h"
+#include "process_context.h"
 #include "report.h"
 
 namespace customlabels::reader {
@@ -13,7 +15,16 @@ int RunInspect(const Options& o) {
   if (!t) return Report(f);
   const std::vector<pid_t> tids = SelectThreads(o, pid, &f);
   if (f.exit != kOk) return Report(f);
-  if (!o.json) std::fputs(InspectHeader(pid, *t).c_str(), stdout);
+  const std::optional<ProcessContext> context = ReadLiveProcessContext(pid);
+  if (!o.json) {
+    std::fputs(InspectHeader(pid, *t).c_str(), stdout);
+    if (context) {
+      std::fputs(TextProcessContext(*context).c_str(), stdout);
+    } else if (t->otel_exported) {
+      std::fputs("process context: none (no OTEL_CTX mapping)\n", stdout);
+    }
+  }
+  bool first = true;
   bool held_any = false;
   size_t read = 0, failed = 0;
   for (pid_t tid : tids) {
@@ -28,7 +39,12 @@ int RunInspect(const Options& o) {
     if (!r.set.ok() && ThreadState(pid, tid) == 0) continue;  // gone mid-read
     ++read;
     if (!r.set.ok()) ++failed;
-    const ThreadView view = MakeThreadView(tid, ThreadName(pid, tid), r.set, o.profile);
+    ThreadView view = MakeThreadView(tid, ThreadName(pid, tid), r.set, o.profile);
+    if (r.otel && ShowsOtel(*r.otel)) {
+      view.otel = MakeOtelView(*r.otel, context ? &*context : nullptr);
+    }
+    if (first && context) view.process_context = &*context;
+    first = false;
     std::fputs((o.json ? JsonThread(view) : TextThread(view)).c_str(), stdout);
   }
   std::fflush(stdout);

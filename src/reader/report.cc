@@ -55,7 +55,9 @@ std::string JsonCuts(const std::vector<Truncation::Cut>& cuts) {
 
 }  // namespace
 
-std::string TlsDescription(const AbiTarget& t) {
+std::string TlsDescription(const AbiTarget& t) { return TlsDescription(t.current_set); }
+
+std::string TlsDescription(const TlsVariable& t) {
   char buf[160];
   if (t.static_tls) {
     std::snprintf(buf, sizeof(buf), "static TLS, thread pointer %+lld",
@@ -139,12 +141,22 @@ std::string JsonThread(const ThreadView& v) {
   if (v.truncation.any()) line += ",\"truncated\":" + JsonTruncation(v.truncation);
   if (!v.problems.empty()) line += ",\"problems\":" + JsonStrings(v.problems, v.more_problems);
   if (!v.error.empty()) line += ",\"error\":" + JsonString(v.error);
+  if (v.otel) line += ",\"otel\":" + JsonOtel(*v.otel);
+  if (v.process_context != nullptr) {
+    line += ",\"process_context\":" + JsonProcessContext(*v.process_context);
+  }
   return line + "}\n";
 }
 
 std::string InspectHeader(pid_t pid, const AbiTarget& t) {
-  return "process " + std::to_string(pid) + ": " + t.path + " (ABI v" + std::to_string(t.version) +
-         ", " + TlsDescription(t) + ")\n";
+  std::string out = "process " + std::to_string(pid) + ": " + t.path + " (ABI v" +
+                    std::to_string(t.version) + ", " + TlsDescription(t) + ")\n";
+  if (t.otel) {
+    out += std::string(kOtelSymbol) + ": " + TlsDescription(*t.otel) + "\n";
+  } else if (t.otel_exported) {
+    out += std::string(kOtelSymbol) + ": ! error: " + TextString(t.otel_error) + "\n";
+  }
+  return out;
 }
 
 std::string TextThread(const ThreadView& v) {
@@ -162,6 +174,9 @@ std::string TextThread(const ThreadView& v) {
     for (const std::string& n : notes) {
       out += indent + "! " + profile->display + ": " + TextString(n) + "\n";
     }
+  }
+  if (v.otel) {
+    for (const std::string& l : TextOtelLines(*v.otel)) out += indent + l + "\n";
   }
   return out;
 }
@@ -194,7 +209,50 @@ std::string JsonSampleThread(const SampleRun& run, const SampleTable::Thread& th
       line += ",\"labels\":" + JsonLabels(row.has_set ? &row.labels : nullptr);
     }
     if (row.truncation.any()) line += ",\"truncated\":" + JsonTruncation(row.truncation);
+    if (row.otel) {
+      line += ",\"otel\":{";
+      if (!row.otel->error.empty()) {
+        line += "\"error\":" + JsonString(row.otel->error);
+      } else {
+        line += "\"attributes\":{";
+        for (size_t i = 0; i < row.otel->attributes.size(); ++i) {
+          const OtelAttribute& a = row.otel->attributes[i];
+          line += (i ? "," : "") + JsonString(a.key) + ":" + JsonString(a.value);
+        }
+        line += "}";
+      }
+      line += ",\"traced_samples\":" + std::to_string(e->traced) +
+              ",\"trace_ids\":" + std::to_string(e->trace_ids.size());
+      if (e->trace_ids_capped) line += ",\"trace_ids_capped\":true";
+      line += "}";
+    }
+    if (run.process_context != nullptr) {
+      line += ",\"process_context\":" + JsonProcessContext(*run.process_context);
+      run.process_context = nullptr;
+    }
     out += line + "}\n";
+  }
+  return out;
+}
+
+std::string TextSampleOtel(const SampleTable::Entry& e) {
+  if (!e.row.otel) return "";
+  const SampleOtel& o = *e.row.otel;
+  std::string out = " | otel ";
+  if (!o.error.empty()) {
+    out += "error: " + TextString(o.error);
+  } else if (o.attributes.empty()) {
+    out += "(no attributes)";
+  } else {
+    for (size_t i = 0; i < o.attributes.size(); ++i) {
+      out += (i ? " " : "") + TextString(o.attributes[i].key) + "=" +
+             TextString(o.attributes[i].value);
+    }
+  }
+  if (e.traced != 0) {
+    out += " (" + std::to_string(e.trace_ids.size()) + (e.trace_ids_capped ? "+" : "") +
+           (e.trace_ids.size() == 1 && !e.trace_ids_capped ? " trace" : " traces") + " in " +
+           std::to_string(e.traced) + " samples)";
   }
   return out;
 }
@@ -217,6 +275,7 @@ std::string TextSampleThread(const SampleRun& run, const SampleTable::Thread& th
     } else {
       what = row.has_set ? TextLabels(&row.labels) : "(no labels)";
     }
+    what += TextSampleOtel(*e);
     const double share = static_cast<double>(e->samples) / static_cast<double>(th.samples);
     std::snprintf(buf, sizeof(buf), "  %6.1f%% %8llu  ", share * 100,
                   static_cast<unsigned long long>(e->samples));

@@ -12,12 +12,15 @@
 
 #include "abi_reader.h"
 #include "label_views.h"
+#include "otel_report.h"
 #include "reader_profiles.h"
 #include "sample_table.h"
 
 namespace customlabels::reader {
 
 // "static TLS, thread pointer -440" or "dynamic TLS (module 2, ...)".
+std::string TlsDescription(const TlsVariable& variable);
+// That of custom_labels_current_set.
 std::string TlsDescription(const AbiTarget& target);
 
 // Everything inspect prints about one thread, whatever the format.
@@ -33,6 +36,13 @@ struct ThreadView {
   uint64_t more_problems = 0;
   // Default view only: what each profiled reader would cut.
   std::vector<std::pair<const ReaderProfile*, std::vector<std::string>>> profile_notes;
+  // The thread's OpenTelemetry context record, when it has one (or it could
+  // not be read); nullopt otherwise, and when the addon has no
+  // otel_thread_ctx_v1.
+  std::optional<OtelView> otel;
+  // The process's OpenTelemetry context: inspect --json puts it on its
+  // first line only (nullptr on the others).
+  const ProcessContext* process_context = nullptr;
 };
 
 ThreadView MakeThreadView(pid_t tid, std::string name, const DecodedSet& set,
@@ -40,13 +50,16 @@ ThreadView MakeThreadView(pid_t tid, std::string name, const DecodedSet& set,
 
 // inspect --json: one line,
 // {"tid":..,"name":..,"labels":{..}|null,"set":"0x..",["parca":[..],]
-//  ["truncated":{..},]["problems":[..],]["error":".."]} ("labels" is left
-// out when the set could not be read, "set" when its pointer could not).
+//  ["truncated":{..},]["problems":[..],]["error":".."][,"otel":{..}]
+//  [,"process_context":{..}]} ("labels" is left out when the set could not
+// be read, "set" when its pointer could not, "otel" when the thread has no
+// OpenTelemetry context, "process_context" but on the first line).
 std::string JsonThread(const ThreadView& view);
-// inspect: "process PID: PATH (ABI v1, TLS)" ...
+// inspect: "process PID: PATH (ABI v1, TLS)" (and, when the addon exports
+// it, "otel_thread_ctx_v1: TLS") ...
 std::string InspectHeader(pid_t pid, const AbiTarget& target);
 // ... then per thread "  TID  NAME  k=v k=v", and a "! ..." line for each
-// truncation, problem, error and profile note.
+// truncation, problem, error and profile note, then the "otel ..." lines.
 std::string TextThread(const ThreadView& view);
 
 // The "truncated" object / the "! truncated: ..." lines (without indent).
@@ -58,7 +71,13 @@ struct SampleRun {
   double seconds = 0, hz = 0;
   std::string tls;  // TlsDescription
   std::optional<std::string> by;
+  // Added to the first JSON row as "process_context" (then set to nullptr
+  // by JsonSampleThread).
+  mutable const ProcessContext* process_context = nullptr;
 };
+// The otel column of a sample row (empty when no sample of it had an
+// OpenTelemetry context): " | otel ATTRIBUTES (N traces in M samples)".
+std::string TextSampleOtel(const SampleTable::Entry& entry);
 std::string SampleHeader(const SampleRun& run, const SampleTable& table);
 // One JSON line per row of the thread.
 std::string JsonSampleThread(const SampleRun& run, const SampleTable::Thread& thread);

@@ -1,5 +1,6 @@
 // `customlabels sample`: interrupts the on-CPU threads at --hz for
-// --duration and counts what their sets showed. SIGINT, SIGTERM and SIGHUP
+// --duration and counts what their sets (and OpenTelemetry contexts,
+// keyed through the process context read once at the start) showed. SIGINT, SIGTERM and SIGHUP
 // end it early with what it has.
 #include <signal.h>
 #include <unistd.h>
@@ -11,8 +12,10 @@
 #include <memory>
 #include <random>
 #include <thread>
+#include <utility>
 
 #include "commands.h"
+#include "process_context.h"
 #include "report.h"
 #include "sample_table.h"
 
@@ -40,6 +43,9 @@ int RunSample(const Options& o) {
   std::vector<pid_t> tids = SelectThreads(o, pid, &f);
   if (f.exit != kOk) return Report(f);
   StopOnSignals();
+  const std::optional<ProcessContext> context = ReadLiveProcessContext(pid);
+  const AttributeKeyMap* key_map =
+      context && context->ok() && context->key_map ? &*context->key_map : nullptr;
 
   struct Held {
     std::unique_ptr<ThreadStopper> stopper;
@@ -82,7 +88,9 @@ int RunSample(const Options& o) {
       const ThreadRead r = ReadThread(*t, h.stopper.get(), o.limits);
       h.stopper->Detach();  // attached only while read: signals flow freely
       if (!r.set.ok() && ThreadState(pid, tid) == 0) continue;  // gone mid-read
-      table.Add(tid, h.name, MakeSampleRow(r.set, o.profile, o.by));
+      SampleRow row = MakeSampleRow(r.set, o.profile, o.by);
+      if (r.otel && !o.by) AddOtelSample(&row, *r.otel, key_map);
+      table.Add(tid, h.name, std::move(row));
     }
     next += std::chrono::duration_cast<Clock::duration>(period * jitter(rng));
     // A reader that lost the CPU does not fire its missed ticks back to back
@@ -98,7 +106,11 @@ int RunSample(const Options& o) {
   run.hz = o.hz;
   run.tls = TlsDescription(*t);
   run.by = o.by;
-  if (!o.json) std::fputs(SampleHeader(run, table).c_str(), stdout);
+  if (!o.json) {
+    std::fputs(SampleHeader(run, table).c_str(), stdout);
+    if (context) std::fputs(TextProcessContext(*context).c_str(), stdout);
+  }
+  if (context) run.process_context = &*context;  // on the first JSON row
   for (const SampleTable::Thread& th : table.Threads()) {
     std::fputs((o.json ? JsonSampleThread(run, th) : TextSampleThread(run, th)).c_str(), stdout);
   }

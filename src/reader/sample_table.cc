@@ -38,6 +38,15 @@ std::string Identity(const SampleRow& r) {
       Put(&id, c.limit);
     }
   }
+  Put(&id, uint64_t{r.otel.has_value()});
+  if (r.otel) {
+    Put(&id, r.otel->error);
+    Put(&id, r.otel->attributes.size());
+    for (const OtelAttribute& a : r.otel->attributes) {
+      Put(&id, a.key);
+      Put(&id, a.value);
+    }
+  }
   return id;
 }
 
@@ -73,6 +82,30 @@ SampleRow MakeSampleRow(const DecodedSet& set, const ReaderProfile* profile,
   return row;
 }
 
+void AddOtelSample(SampleRow* row, const OtelRecord& record, const AttributeKeyMap* key_map) {
+  if (record.ok() && !record.has_context()) return;
+  SampleOtel otel;
+  otel.error = record.error;
+  std::vector<std::string> problems;  // inspect shows them; a sample only counts
+  uint64_t more = 0;
+  otel.attributes = ResolveOtelAttributes(record, key_map, &problems, &more);
+  if (record.ok() && record.has_trace()) row->trace_id = record.trace_id;
+  row->otel = std::move(otel);
+}
+
+void SampleTable::CountTrace(Entry* e, const SampleRow& row) {
+  if (!row.trace_id) return;
+  ++e->traced;
+  if (e->trace_ids.count(*row.trace_id) != 0) return;
+  constexpr uint64_t kCost = 64;  // a set node
+  if (e->trace_ids.size() >= kMaxTraceIds || kCost > budget_ - std::min(budget_, used_)) {
+    e->trace_ids_capped = true;
+    return;
+  }
+  used_ += kCost;
+  e->trace_ids.insert(*row.trace_id);
+}
+
 void SampleTable::Add(pid_t tid, const std::string& name, SampleRow row) {
   PerThread& th = threads_[tid];
   if (th.samples == 0) th.name = name;
@@ -82,7 +115,9 @@ void SampleTable::Add(pid_t tid, const std::string& name, SampleRow row) {
   std::string id = Identity(row);
   const auto it = th.index.find(id);
   if (it != th.index.end()) {
-    ++th.rows[it->second].samples;
+    Entry& e = th.rows[it->second];
+    ++e.samples;
+    CountTrace(&e, row);
     return;
   }
   // The identity and the row hold the bytes about twice, plus bookkeeping.
@@ -92,14 +127,20 @@ void SampleTable::Add(pid_t tid, const std::string& name, SampleRow row) {
       th.other = th.rows.size();
       SampleRow other;
       other.other = true;
-      th.rows.push_back({std::move(other), 0});
+      Entry e;
+      e.row = std::move(other);
+      th.rows.push_back(std::move(e));
     }
     ++th.rows[*th.other].samples;
     return;
   }
   used_ += cost;
   th.index.emplace(std::move(id), th.rows.size());
-  th.rows.push_back({std::move(row), 1});
+  Entry e;
+  e.samples = 1;
+  CountTrace(&e, row);
+  e.row = std::move(row);
+  th.rows.push_back(std::move(e));
 }
 
 std::vector<SampleTable::Thread> SampleTable::Threads() const {

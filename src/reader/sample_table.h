@@ -7,18 +7,30 @@
 
 #include <sys/types.h>
 
+#include <array>
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
 #include "label_set_decoder.h"
 #include "label_views.h"
+#include "otel_record.h"
 #include "reader_profiles.h"
 
 namespace customlabels::reader {
+
+// What one sample of a thread's OpenTelemetry context showed: its
+// attributes (keyed through the process context), or why it could not be
+// used. Trace and span ids are not part of it (they change with every
+// request): rows count them instead.
+struct SampleOtel {
+  std::string error;
+  std::vector<OtelAttribute> attributes;
+};
 
 // What one sample of a thread showed.
 struct SampleRow {
@@ -27,7 +39,16 @@ struct SampleRow {
   std::vector<Label> labels;  // the view; with --by, just that label
   Truncation truncation;
   bool other = false;  // stands for rows not kept (budget spent)
+  // The thread's OpenTelemetry context (nullopt: none, or not read).
+  std::optional<SampleOtel> otel;
+  // Its trace id, when non-zero: counted per row, not part of its identity.
+  std::optional<std::array<uint8_t, 16>> trace_id;
 };
+
+// Sets row->otel (and trace_id) from `record` when the thread has a
+// context or it could not be read, keys resolved through `key_map`
+// (nullptr: none).
+void AddOtelSample(SampleRow* row, const OtelRecord& record, const AttributeKeyMap* key_map);
 
 // The row a sample of `set` adds: the ABI view (or `profile`'s), or with
 // `by` only the label of that key (a key cut by --max-key-bytes never
@@ -38,10 +59,15 @@ SampleRow MakeSampleRow(const DecodedSet& set, const ReaderProfile* profile,
 class SampleTable final {
  public:
   static constexpr uint64_t kDefaultBudgetBytes = 32ull << 20;
+  // Distinct trace ids counted per row, at most.
+  static constexpr size_t kMaxTraceIds = 1024;
 
   struct Entry {
     SampleRow row;
     uint64_t samples = 0;
+    uint64_t traced = 0;                          // samples with a trace id
+    std::set<std::array<uint8_t, 16>> trace_ids;  // distinct ones, up to kMaxTraceIds
+    bool trace_ids_capped = false;                // more were seen than kept (cap or budget)
   };
   struct Thread {
     pid_t tid = 0;
@@ -60,6 +86,8 @@ class SampleTable final {
   uint64_t bytes_kept() const { return used_; }
 
  private:
+  // Counts the row's trace id in `entry` (bounded by kMaxTraceIds and the budget).
+  void CountTrace(Entry* entry, const SampleRow& row);
   struct PerThread {
     std::string name;
     uint64_t samples = 0;

@@ -26,7 +26,7 @@ namespace {
 
 struct Probe {
   void* handle = nullptr;
-  void (*inspect)(TlsDescriptorInfo*) = nullptr;
+  void (*inspect)(TlsDescriptorInfo*, TlsSymbol) = nullptr;
   void (*publish)(const custom_labels_labelset_t*) = nullptr;
   const uint32_t* version = nullptr;
 };
@@ -35,8 +35,8 @@ Probe LoadProbe() {
   Probe p;
   p.handle = dlopen(CUSTOMLABELS_PROBE_MODULE, RTLD_NOW | RTLD_LOCAL);
   if (p.handle == nullptr) return p;
-  p.inspect =
-      reinterpret_cast<void (*)(TlsDescriptorInfo*)>(dlsym(p.handle, "customlabels_probe_inspect"));
+  p.inspect = reinterpret_cast<void (*)(TlsDescriptorInfo*, TlsSymbol)>(
+      dlsym(p.handle, "customlabels_probe_inspect"));
   p.publish = reinterpret_cast<void (*)(const custom_labels_labelset_t*)>(
       dlsym(p.handle, "customlabels_probe_publish"));
   p.version = static_cast<const uint32_t*>(dlsym(p.handle, "custom_labels_abi_version"));
@@ -55,22 +55,27 @@ TEST(Abi, DlopenedModuleGetsStaticTlsThroughItsDescriptor) {
   const Probe p = LoadProbe();
   ASSERT_NE(p.handle, nullptr) << dlerror();
   auto check = [&p] {
-    TlsDescriptorInfo info;
-    p.inspect(&info);
-    EXPECT_TRUE(info.found);
-    EXPECT_TRUE(info.static_tls);
-    auto* slot =
-        static_cast<const custom_labels_labelset_t**>(dlsym(p.handle, "custom_labels_current_set"));
-    EXPECT_EQ(reinterpret_cast<uintptr_t>(slot), info.variable_address);
-    // What a static-TLS reader computes from the descriptor is this thread's slot.
-    EXPECT_EQ(ThreadPointer() + info.argument, reinterpret_cast<uintptr_t>(slot));
+    // Both thread-local variables: the ABI's and OTEP 4947's.
+    const std::pair<TlsSymbol, const char*> symbols[] = {
+        {TlsSymbol::kCurrentSet, "custom_labels_current_set"},
+        {TlsSymbol::kThreadContext, "otel_thread_ctx_v1"}};
+    for (const auto& [which, name] : symbols) {
+      TlsDescriptorInfo info;
+      p.inspect(&info, which);
+      EXPECT_TRUE(info.found) << name;
+      EXPECT_TRUE(info.static_tls) << name;
+      void* slot = dlsym(p.handle, name);
+      EXPECT_EQ(reinterpret_cast<uintptr_t>(slot), info.variable_address) << name;
+      // What a static-TLS reader computes from the descriptor is this thread's slot.
+      EXPECT_EQ(ThreadPointer() + info.argument, reinterpret_cast<uintptr_t>(slot)) << name;
+    }
   };
   check();
   std::thread other(check);  // a thread created after the dlopen
   other.join();
 }
 
-TEST(Abi, ModuleThreadLocalStorageIsOnePointer) {
+TEST(Abi, ModuleThreadLocalStorageIsTwoPointers) {
   const Probe p = LoadProbe();
   ASSERT_NE(p.handle, nullptr) << dlerror();
   struct Found {
@@ -92,7 +97,8 @@ TEST(Abi, ModuleThreadLocalStorageIsOnePointer) {
       },
       &found);
   ASSERT_TRUE(found.seen);
-  EXPECT_EQ(found.memsz, sizeof(void*));
+  // custom_labels_current_set and otel_thread_ctx_v1.
+  EXPECT_EQ(found.memsz, 2 * sizeof(void*));
 }
 
 TEST(Abi, PublishIsPerThread) {

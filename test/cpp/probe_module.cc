@@ -4,8 +4,9 @@
 
 extern "C" {
 
-CUSTOMLABELS_EXPORT void customlabels_probe_inspect(customlabels::core::TlsDescriptorInfo* out) {
-  *out = customlabels::core::InspectTlsDescriptor();
+CUSTOMLABELS_EXPORT void customlabels_probe_inspect(customlabels::core::TlsDescriptorInfo* out,
+                                                    customlabels::core::TlsSymbol which) {
+  *out = customlabels::core::InspectTlsDescriptor(which);
 }
 
 CUSTOMLABELS_EXPORT void customlabels_probe_publish(const custom_labels_labelset_t* set) {

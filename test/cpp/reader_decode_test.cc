@@ -361,8 +361,8 @@ TEST(ReadCurrentSet, StaticTlsSlotAtThreadPointerPlusArgument) {
   img.Set(kSet, kStorage, 1, {{1, kBytes, 1, kBytes + 1}});
   AbiTarget t;
   t.machine = EM_X86_64;
-  t.static_tls = true;
-  t.argument = static_cast<uint64_t>(-64);
+  t.current_set.static_tls = true;
+  t.current_set.argument = static_cast<uint64_t>(-64);
   const uint64_t tp = 0x7000040;
   img.Words(tp - 64, {kSet});
   const ThreadRead r = ReadCurrentSet(t, tp, img.memory, ReadLimits{});
@@ -380,8 +380,8 @@ TEST(ReadCurrentSet, DynamicTlsThroughTheDtv) {
   img.Set(kSet, kStorage, 1, {{1, kBytes, 1, kBytes + 1}});
   AbiTarget t;
   t.machine = EM_X86_64;
-  t.dyn_module = 2;
-  t.dyn_offset = 0x10;
+  t.current_set.dyn_module = 2;
+  t.current_set.dyn_offset = 0x10;
   const uint64_t tp = 0x700000, dtv = 0x800010, block = 0x900000;
   img.Words(tp + 8, {dtv});
   img.Words(dtv - 16, {4, 0, 0, 0, 0, 0, block, 0});  // length 4; dtv[2] = block
@@ -390,7 +390,7 @@ TEST(ReadCurrentSet, DynamicTlsThroughTheDtv) {
   EXPECT_EQ(r.slot_address, block + 0x10);
   EXPECT_EQ(PairsOf(AbiView(r.set)), (Pairs{{"d", "v"}}));
   // Module beyond the DTV's length: the block was never allocated, no labels.
-  t.dyn_module = 5;
+  t.current_set.dyn_module = 5;
   const ThreadRead none = ReadCurrentSet(t, tp, img.memory, ReadLimits{});
   EXPECT_TRUE(none.set.ok());
   EXPECT_FALSE(none.set.has_set());

@@ -149,7 +149,14 @@ void ExpectAbiFound(const ElfFile& elf) {
   ASSERT_TRUE(set);
   EXPECT_EQ(set->type, unsigned{STT_TLS});
   EXPECT_TRUE(elf.FindTlsDescriptor("custom_labels_current_set"));
-  EXPECT_EQ(elf.tls_size().value_or(0), 8u);
+  // One pointer, or two once the core also defines otel_thread_ctx_v1.
+  const std::optional<ElfSymbol> otel = elf.FindDynamicSymbol("otel_thread_ctx_v1");
+  EXPECT_EQ(elf.tls_size().value_or(0), otel ? 16u : 8u);
+  if (otel) {
+    EXPECT_EQ(otel->type, unsigned{STT_TLS});
+    EXPECT_EQ(otel->size, 8u);
+    EXPECT_TRUE(elf.FindTlsDescriptor("otel_thread_ctx_v1"));
+  }
   EXPECT_FALSE(elf.FindDynamicSymbol("custom_labels_abi_versio"));  // no prefix matches
 }
 

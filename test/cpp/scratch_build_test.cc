@@ -23,7 +23,7 @@ const custom_labels_labelset_t* AsSet(uint64_t address) {
 }
 
 TEST(BuildFromScratch, WritesTheSetAndReportsItsAddressNextOffsetAndSize) {
-  LabelSetBuilder b;
+  SetBuilders b;
   AlignedBytes scratch = EncodeScratch({{"route", "/a"}, {"customer", "acme"}});
   AlignedBytes slab(4096);
   ASSERT_EQ(BuildFromScratch(&b, {}, 0, scratch.span(), 2, slab.span(), 64), BuildStatus::kOk);
@@ -36,7 +36,7 @@ TEST(BuildFromScratch, WritesTheSetAndReportsItsAddressNextOffsetAndSize) {
 }
 
 TEST(BuildFromScratch, MergesOverAParentInTheSameSlabAndRemovesKeys) {
-  LabelSetBuilder b;
+  SetBuilders b;
   AlignedBytes slab(4096);
   AlignedBytes first = EncodeScratch({{"a", "1"}, {"b", "2"}, {"c", "3"}});
   ASSERT_EQ(BuildFromScratch(&b, {}, 0, first.span(), 3, slab.span(), 0), BuildStatus::kOk);
@@ -51,7 +51,7 @@ TEST(BuildFromScratch, MergesOverAParentInTheSameSlabAndRemovesKeys) {
 }
 
 TEST(BuildFromScratch, RemovingEveryLabelReportsNoSetAndKeepsTheOffset) {
-  LabelSetBuilder b;
+  SetBuilders b;
   AlignedBytes slab(4096);
   AlignedBytes first = EncodeScratch({{"a", "1"}});
   ASSERT_EQ(BuildFromScratch(&b, {}, 0, first.span(), 1, slab.span(), 0), BuildStatus::kOk);
@@ -65,7 +65,7 @@ TEST(BuildFromScratch, RemovingEveryLabelReportsNoSetAndKeepsTheOffset) {
 }
 
 TEST(BuildFromScratch, ASetThatDoesNotFitIsNotWrittenAndSaysWhatItNeeds) {
-  LabelSetBuilder b;
+  SetBuilders b;
   AlignedBytes scratch = EncodeScratch({{"key", std::string(100, 'v')}});
   AlignedBytes slab(128);
   ASSERT_EQ(BuildFromScratch(&b, {}, 0, scratch.span(), 1, slab.span(), 64), BuildStatus::kOk);
@@ -82,7 +82,7 @@ TEST(BuildFromScratch, ASetThatDoesNotFitIsNotWrittenAndSaysWhatItNeeds) {
 }
 
 TEST(BuildFromScratch, RejectsAScratchBufferTooSmallForItsEntries) {
-  LabelSetBuilder b;
+  SetBuilders b;
   AlignedBytes slab(4096);
   AlignedBytes tiny(8);
   EXPECT_EQ(BuildFromScratch(&b, {}, 0, tiny.span(), 0, slab.span(), 0),
@@ -95,7 +95,7 @@ TEST(BuildFromScratch, RejectsAScratchBufferTooSmallForItsEntries) {
 }
 
 TEST(BuildFromScratch, RejectsLengthsThatRunPastTheScratchBuffer) {
-  LabelSetBuilder b;
+  SetBuilders b;
   AlignedBytes slab(4096);
   for (const uint32_t lens0 : {3u, 0xfffffff0u}) {
     AlignedBytes scratch = EncodeScratch({{"a", "1"}});
@@ -113,7 +113,7 @@ TEST(BuildFromScratch, RejectsLengthsThatRunPastTheScratchBuffer) {
 }
 
 TEST(BuildFromScratch, RejectsAParentThatIsNotOneOfOurSets) {
-  LabelSetBuilder b;
+  SetBuilders b;
   AlignedBytes slab(4096);
   AlignedBytes junk(256);
   std::memset(junk.data(), 0x41, junk.size());
@@ -125,7 +125,7 @@ TEST(BuildFromScratch, RejectsAParentThatIsNotOneOfOurSets) {
 }
 
 TEST(BuildFromScratch, RefusesToWriteOverItsOwnInputs) {
-  LabelSetBuilder b;
+  SetBuilders b;
   AlignedBytes slab(4096);
   AlignedBytes first = EncodeScratch({{"a", "1"}, {"b", "2"}});
   ASSERT_EQ(BuildFromScratch(&b, {}, 0, first.span(), 2, slab.span(), 0), BuildStatus::kOk);

@@ -10,8 +10,10 @@
 #include <utility>
 #include <vector>
 
+#include "core/attribute_key_map.h"
 #include "core/scratch_build.h"
 #include "core/scratch_protocol.h"
+#include "core/thread_context_record.h"
 
 namespace customlabels::core::testing {
 
@@ -53,10 +55,33 @@ inline AlignedBytes EncodeScratch(const std::vector<Update>& updates, size_t ext
   return out;
 }
 
+// Asks for thread context records in an encoded scratch buffer, with the
+// trace operation `op` (and `ids` with kTraceSet).
+inline void AskForRecords(AlignedBytes& scratch_bytes, uint8_t op = scratch::kTraceInherit,
+                          const TraceIds& ids = {}) {
+  unsigned char* h = scratch_bytes.data();
+  h[scratch::kRecordsOffset] = 1;
+  h[scratch::kTraceOpOffset] = op;
+  h[scratch::kTraceFlagsOffset] = ids.trace_flags;
+  std::memcpy(h + scratch::kTraceIdOffset, ids.trace_id.data(), ids.trace_id.size());
+  std::memcpy(h + scratch::kSpanIdOffset, ids.span_id.data(), ids.span_id.size());
+}
+
+// A key map of the test's own (the addon uses the process's).
+class LocalKeys final : public AttributeKeys {
+ public:
+  int IndexOf(std::string_view key) override {
+    bool appended = false;
+    return map.FindOrAppend(key, &appended);
+  }
+  AttributeKeyMap map;
+};
+
 struct Results {
   uint64_t address = 0;
   uint32_t next = 0;
   uint32_t needed = 0;
+  uint64_t record = 0;
 };
 
 inline Results ReadResults(AlignedBytes& scratch_bytes) {
@@ -64,6 +89,7 @@ inline Results ReadResults(AlignedBytes& scratch_bytes) {
   std::memcpy(&r.address, scratch_bytes.data() + scratch::kAddressOffset, sizeof(r.address));
   std::memcpy(&r.next, scratch_bytes.data() + scratch::kNextOffsetOffset, sizeof(r.next));
   std::memcpy(&r.needed, scratch_bytes.data() + scratch::kNeededOffset, sizeof(r.needed));
+  std::memcpy(&r.record, scratch_bytes.data() + scratch::kRecordAddressOffset, sizeof(r.record));
   return r;
 }
 

@@ -9,6 +9,7 @@
 // "parent, then updates in order" holds.
 //
 // fuzz-sources: src/core/label_set_builder.cc src/core/scratch_build.cc
+// fuzz-sources: src/core/thread_context_record.cc src/core/attribute_key_map.cc
 #include <fuzzer/FuzzedDataProvider.h>
 
 #include <cstdint>
@@ -93,7 +94,7 @@ void Apply(Model& m, const std::vector<Update>& updates) {
 // Well-formed updates: parent built first, child merged over it in the same
 // slab at an offset the input chooses (possibly overlapping the parent).
 void Structured(FuzzedDataProvider& in) {
-  LabelSetBuilder builder;
+  customlabels::core::SetBuilders builder;
   AlignedBytes slab(in.ConsumeIntegralInRange<size_t>(0, 8192));
   const std::vector<Update> first = Updates(in);
   const std::vector<Update> second = Updates(in);
@@ -133,7 +134,9 @@ void Structured(FuzzedDataProvider& in) {
 
 // Arbitrary bytes as scratch, parent slab and count.
 void Raw(FuzzedDataProvider& in) {
-  LabelSetBuilder builder;
+  customlabels::core::SetBuilders builder;
+  customlabels::core::testing::LocalKeys keys;
+  builder.keys = &keys;
   const uint32_t n = in.ConsumeIntegral<uint32_t>();
   const uint32_t offset = in.ConsumeIntegralInRange<uint32_t>(0, 4200);
   const uint32_t parent_offset = in.ConsumeIntegralInRange<uint32_t>(0, 64);

@@ -17,7 +17,7 @@
 //   have no control characters but their newlines.
 //
 // clang-format off
-// fuzz-sources: src/reader/label_set_decoder.cc src/reader/label_views.cc src/reader/memory_image.cc src/reader/format.cc src/reader/reader_profiles.cc src/reader/report.cc src/reader/sample_table.cc src/reader/abi_reader.cc src/reader/process.cc src/reader/elf_file.cc src/reader/file_bytes.cc
+// fuzz-sources: src/reader/label_set_decoder.cc src/reader/label_views.cc src/reader/memory_image.cc src/reader/format.cc src/reader/reader_profiles.cc src/reader/report.cc src/reader/sample_table.cc src/reader/abi_reader.cc src/reader/process.cc src/reader/elf_file.cc src/reader/file_bytes.cc src/reader/otel_record.cc src/reader/otel_report.cc src/reader/process_context.cc src/reader/any_value.cc src/reader/protobuf_reader.cc
 // clang-format on
 #include <elf.h>
 
@@ -113,16 +113,16 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const unsigned mode = in.Byte() % 3;  // 0: set pointer, 1: static TLS, 2: dynamic TLS
   AbiTarget target;
   target.machine = in.Byte() % 2 == 0 ? EM_X86_64 : EM_AARCH64;
-  target.static_tls = mode == 1;
+  target.current_set.static_tls = mode == 1;
   ReadLimits limits;
   limits.max_labels = 1 + in.U16() % 200;
   limits.max_key_bytes = 1 + in.U16() % 300;
   limits.max_value_bytes = in.U16() % 301;
   limits.max_set_bytes = 1 + in.U16() % 2000;
   const uint64_t pointer = in.U64();  // the set, or the thread pointer
-  target.argument = in.U64();
-  target.dyn_module = 1 + in.U64() % 64;
-  target.dyn_offset = in.U64();
+  target.current_set.argument = in.U64();
+  target.current_set.dyn_module = 1 + in.U64() % 64;
+  target.current_set.dyn_offset = in.U64();
   const unsigned profile = in.Byte() % 2;  // the default view, or the first profile's
   MemoryImage image;
   for (int i = 0; i < 16 && !in.done(); ++i) {

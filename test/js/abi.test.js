@@ -26,38 +26,52 @@ describe('customlabels.node on disk', () => {
     expect(readelf('--dyn-syms')).toMatch(/\s8 TLS\s+GLOBAL\s+DEFAULT\s+\d+ custom_labels_current_set$/m);
   });
 
+  test('exports otel_thread_ctx_v1 (OTEP 4947) as a global 8-byte TLS symbol with default visibility', () => {
+    expect(readelf('--dyn-syms')).toMatch(/\s8 TLS\s+GLOBAL\s+DEFAULT\s+\d+ otel_thread_ctx_v1$/m);
+  });
+
   test('exports nothing else but the N-API entry points', () => {
     const defined = readelf('--dyn-syms')
       .split('\n')
       .filter((l) => /GLOBAL|WEAK/.test(l) && !/ UND /.test(l))
       .map((l) => l.trim().split(/\s+/).pop());
     expect(defined.sort()).toEqual(
-      ['custom_labels_abi_version', 'custom_labels_current_set', 'napi_register_module_v1', 'node_api_module_get_api_version_v1'].sort(),
+      [
+        'custom_labels_abi_version',
+        'custom_labels_current_set',
+        'otel_thread_ctx_v1',
+        'napi_register_module_v1',
+        'node_api_module_get_api_version_v1',
+      ].sort(),
     );
   });
 
-  test(`has an R_${machine}_TLSDESC relocation naming custom_labels_current_set`, () => {
-    expect(readelf('-r')).toMatch(new RegExp(`R_${machine}_TLSDESC\\s+[0-9a-f]+\\s+custom_labels_current_set`));
+  test.each(['custom_labels_current_set', 'otel_thread_ctx_v1'])(`has an R_${machine}_TLSDESC relocation naming %s`, (name) => {
+    expect(readelf('-r')).toMatch(new RegExp(`R_${machine}_TLSDESC\\s+[0-9a-f]+\\s+${name}`));
   });
 
-  test('keeps its thread-local storage to the one pointer (PT_TLS memsz <= 64)', () => {
+  test('keeps its thread-local storage to the two pointers (PT_TLS memsz 16)', () => {
     const tls = readelf('-l')
       .split('\n')
       .find((l) => l.trim().startsWith('TLS '));
     expect(tls).toBeDefined();
     const memsz = Number.parseInt(tls.trim().split(/\s+/)[5], 16);
-    expect(memsz).toBe(8);
+    expect(memsz).toBe(16);
   });
 });
 
-describe('custom_labels_current_set at run time', () => {
-  test('the TLS descriptor resolved to static TLS on the main thread', () => {
-    const info = binding.testing.tlsInfo();
+describe('custom_labels_current_set and otel_thread_ctx_v1 at run time', () => {
+  test.each(['custom_labels_current_set', 'otel_thread_ctx_v1'])('the TLS descriptor of %s resolved to static TLS on the main thread', (symbol) => {
+    const info = binding.testing.tlsInfo(symbol);
     expect(info.found).toBe(true);
     expect(info.modulePath).toBe(addonPath);
     // What an eBPF reader computes: thread pointer + descriptor argument.
     expect(BigInt.asUintN(64, info.threadPointer + info.argument)).toBe(info.variableAddress);
     expect(info.staticTls).toBe(true);
+  });
+
+  test('the two variables are distinct slots', () => {
+    expect(binding.testing.tlsInfo('otel_thread_ctx_v1').variableAddress).not.toBe(binding.testing.tlsInfo().variableAddress);
   });
 
   test('every worker thread reaches its own slot through the same static offset', async () => {
@@ -92,8 +106,9 @@ describe('custom_labels_current_set at run time', () => {
     expect(readelf('-d')).toMatch(/FLAGS_1.*NODELETE/);
     const { code, stdout, stderr } = await runNode(
       `const { Worker } = require('node:worker_threads');
-       const src = 'const i = require(' + JSON.stringify(${JSON.stringify(addonPath)}) + ').testing.tlsInfo();' +
-         "require('node:worker_threads').parentPort.postMessage({ s: i.staticTls, a: String(i.argument) })";
+       const src = 'const t = require(' + JSON.stringify(${JSON.stringify(addonPath)}) + ').testing;' +
+         "const i = t.tlsInfo(), o = t.tlsInfo('otel_thread_ctx_v1');" +
+         "require('node:worker_threads').parentPort.postMessage({ s: i.staticTls && o.staticTls, a: String(i.argument) + '/' + String(o.argument) })";
        (async () => {
          const seen = new Set();
          for (let i = 0; i < 80; i++) {
@@ -118,7 +133,7 @@ describe('custom_labels_current_set at run time', () => {
     const { code, stdout, stderr } = await runNode(
       `for (const m of ['http','https','zlib','crypto','worker_threads','vm','repl']) require(m);
        const b = require(${JSON.stringify(addonPath)});
-       process.stdout.write(String(b.testing.tlsInfo().staticTls));`,
+       process.stdout.write(String(b.testing.tlsInfo().staticTls && b.testing.tlsInfo('otel_thread_ctx_v1').staticTls));`,
     );
     expect(stderr).toBe('');
     expect(code).toBe(0);

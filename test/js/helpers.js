@@ -6,6 +6,9 @@ const path = require('node:path');
 
 const root = path.join(__dirname, '..', '..');
 const addonPath = path.join(root, 'build', 'Release', 'customlabels.node');
+// The reader the tests run: node-gyp's, or another build of it (e.g. CMake's
+// build-cpp/customlabels-reader) named by CUSTOMLABELS_READER.
+const readerPath = process.env.CUSTOMLABELS_READER || path.join(root, 'build', 'Release', 'customlabels-reader');
 
 const tick = () => new Promise((resolve) => setImmediate(resolve));
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -68,4 +71,4 @@ function testIf(condition, reason) {
   };
 }
 
-module.exports = { root, addonPath, tick, sleep, runNode, CAP, hasCapability, testIf };
+module.exports = { root, addonPath, readerPath, tick, sleep, runNode, CAP, hasCapability, testIf };

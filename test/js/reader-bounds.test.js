@@ -11,9 +11,8 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const readline = require('node:readline');
-const { root } = require('./helpers');
+const { root, readerPath } = require('./helpers');
 
-const readerPath = path.join(root, 'build', 'Release', 'customlabels-reader');
 const targets = path.join(root, 'test', 'targets');
 const MiB = 1024 * 1024;
 const WALL_LIMIT_MS = 10000; // they take ~0.1 s; the margin is for a loaded machine

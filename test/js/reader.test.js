@@ -9,9 +9,8 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const readline = require('node:readline');
-const { root, addonPath, CAP, hasCapability, testIf } = require('./helpers');
+const { root, addonPath, readerPath, CAP, hasCapability, testIf } = require('./helpers');
 
-const readerPath = path.join(root, 'build', 'Release', 'customlabels-reader');
 const binPath = path.join(root, 'bin', 'customlabels.js');
 const fixtures = path.join(__dirname, 'fixtures');
 

@@ -21,6 +21,7 @@ function typeCheck(file) {
       'customlabels/express': ['types/express.d.ts'],
       'customlabels/fastify': ['types/fastify.d.ts'],
       'customlabels/worker': ['types/worker.d.ts'],
+      'customlabels/otel': ['types/otel.d.ts'],
     },
     types: ['node'],
     skipLibCheck: true,

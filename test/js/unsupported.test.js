@@ -66,7 +66,7 @@ describe('a copy of the package with no binary for this machine', () => {
       expect(out.reason).toMatch(
         new RegExp(`^the native addon is missing: no prebuilds/linux-${process.arch}/customlabels\\.node and no local build`),
       );
-      expect(out.strategy).toEqual({ strategy: 'none', publish: 'none', addon: null });
+      expect(out.strategy).toEqual({ strategy: 'none', publish: 'none', addon: null, threadContext: 'off' });
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }

@@ -59,13 +59,17 @@ test('each worker thread sees only its own labels while the main thread runs its
   expect(currentLabels()).toEqual({});
 });
 
-test('a worker terminated inside a labelled scope clears its slot and the process lives on', async () => {
+test('a worker terminated inside a labelled scope clears its slots and the process lives on', async () => {
   const worker = new Worker(
     `const { parentPort } = require('node:worker_threads');
-     const { withLabels } = require(${JSON.stringify(root)});
+     const api = require(${JSON.stringify(root)});
      const binding = require(${JSON.stringify(addonPath)});
-     withLabels({ doomed: 'yes' }, () => {
-       parentPort.postMessage(binding.testing.tlsInfo().variableAddress);
+     // With trace ids, so that the set has an OTel record whatever the
+     // process-wide key map holds.
+     const { withTraceContext, TraceContext } = api[Symbol.for('customlabels.internal')];
+     const ids = TraceContext.fromHex('0af7651916cd43dd8448eb211c80319c', 'b7ad6b7169203331', 1);
+     withTraceContext(ids, { doomed: 'yes' }, () => {
+       parentPort.postMessage([binding.testing.tlsInfo().variableAddress, binding.testing.tlsInfo('otel_thread_ctx_v1').variableAddress]);
        for (;;) {} // busy inside the scope until terminated
      });`,
     { eval: true },
@@ -74,16 +78,21 @@ test('a worker terminated inside a labelled scope clears its slot and the proces
     worker.once('message', resolve);
     worker.once('error', reject);
   });
-  // Read the worker's slot from this thread, as an external reader would.
-  const live = binding.testing.peekWord(slot);
-  expect(live).not.toBe(0n);
-  expect(live).not.toBeNull();
+  // Read the worker's slots (label set, OTel record) from this thread, as an
+  // external reader would.
+  for (const address of slot) {
+    const live = binding.testing.peekWord(address);
+    expect(live).not.toBe(0n);
+    expect(live).not.toBeNull();
+  }
   const code = await worker.terminate();
   expect(code).toBe(1);
-  const after = binding.testing.peekWord(slot);
-  // Either the thread's memory is gone or the slot was cleared: never a
-  // pointer into the freed label set.
-  expect(after === null || after === 0n).toBe(true);
+  for (const address of slot) {
+    const after = binding.testing.peekWord(address);
+    // Either the thread's memory is gone or the slot was cleared: never a
+    // pointer into the freed label set or record.
+    expect(after === null || after === 0n).toBe(true);
+  }
   expect(withLabels({ main: 'ok' }, currentLabels)).toEqual({ main: 'ok' });
 });
 

@@ -33,3 +33,21 @@ labels({ labels: () => 7 });
 handler('nope');
 
 export { result, doubled, key, task, why, ok };
+
+// customlabels/otel
+import { CustomLabelsContextManager } from 'customlabels/otel';
+import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
+import { context as otelContext } from '@opentelemetry/api';
+
+const cm = new CustomLabelsContextManager({
+  contextManager: new AsyncLocalStorageContextManager(),
+  ids: ['trace_id', 'local_root_span_id'],
+  spanLabels: (span) => ({ sampled: String(span.isRecording()) }),
+  resource: { 'service.name': 'checkout' },
+});
+otelContext.setGlobalContextManager(cm.enable());
+const n: number = cm.with(cm.active(), (a: number) => a + 1, undefined, 1);
+// @ts-expect-error: not an id label
+new CustomLabelsContextManager({ ids: ['trace'] });
+// @ts-expect-error: spanLabels returns labels
+new CustomLabelsContextManager({ spanLabels: () => 42 });

@@ -7,6 +7,7 @@ const p: Promise<string> = withLabels(new Map<string, LabelValue>([['k', 'v']]),
 const labels: Record<string, string> = currentLabels();
 const s: boolean = supported;
 const kind: string = strategy().strategy;
+const threadContext: 'off' | 'unpublished' | 'published' | 'other-publisher' | 'failed' = strategy().threadContext;
 const frozen: Labels = Object.freeze({ tenant: 't' });
 withLabels(frozen, () => undefined);
 

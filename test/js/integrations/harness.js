@@ -16,8 +16,14 @@ const readerPath = path.join(root, 'build', 'Release', 'customlabels-reader');
 function inspect(pid, tid) {
   return new Promise((resolve) => {
     execFile(readerPath, ['inspect', String(pid), '--tid', String(tid), '--json'], { encoding: 'utf8', timeout: 30000 }, (err, stdout, stderr) => {
-      const line = stdout.trim().split('\n').filter(Boolean)[0];
-      resolve({ code: err ? err.code ?? -1 : 0, row: line ? JSON.parse(line) : null, stderr });
+      // The thread's row (a process_context line may come first).
+      const row = stdout
+        .trim()
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l))
+        .find((r) => r.tid !== undefined);
+      resolve({ code: err ? err.code ?? -1 : 0, row: row ?? null, stderr });
     });
   });
 }

@@ -1,0 +1,221 @@
+'use strict';
+
+// customlabels/otel: an OpenTelemetry context manager that publishes the
+// active span to profilers. It wraps another context manager (by default
+// AsyncLocalStorageContextManager from @opentelemetry/context-async-hooks)
+// and, whenever that one activates a context (with(), and so bind(), and
+// attach()), runs the activation under the current labels plus
+//   trace_id, span_id       of the context's span (lowercase hex), and
+//   local_root_span_id      the first span of the trace in this process,
+//                           when asked for (fewer distinct values than span_id)
+//   options.spanLabels(span) labels of the user's own, taken once per span
+//                           when it first becomes active;
+// where the context holds no valid span, these labels are removed. The same
+// ids go into the thread's OTEP 4947 thread context record (README "Traces
+// and profiles"), and options.resource into the OTEP 4719 process context.
+//
+// @opentelemetry/* packages are peer dependencies: nothing here requires
+// them until a context manager is created without options.contextManager.
+
+const api = require('../index');
+const { kInternal } = require('../api');
+const errors = require('../errors');
+
+const { withTraceContext, enterTraceContext, setResource, TraceContext } = api[kInternal];
+
+const ID_LABELS = ['trace_id', 'span_id', 'local_root_span_id'];
+const DEFAULT_IDS = ['trace_id', 'span_id'];
+
+function invalidOption(name, expected, value) {
+  const err = new TypeError(
+    `Expected ${expected} for options.${name} but received ${errors.describe(value)} of type ${value === null ? 'null' : typeof value}`,
+  );
+  err.code = 'ERR_CUSTOMLABELS_INVALID_OPTION';
+  return err;
+}
+
+// What the W3C Trace Context and @opentelemetry/api's isSpanContextValid
+// accept: 32 and 16 lowercase hex digits, not all zero.
+const TRACE_ID = /^[0-9a-f]{32}$/;
+const SPAN_ID = /^[0-9a-f]{16}$/;
+const ZERO_TRACE = '0'.repeat(32);
+const ZERO_SPAN = '0'.repeat(16);
+
+function validSpanContext(sc) {
+  return (
+    sc !== null &&
+    typeof sc === 'object' &&
+    typeof sc.traceId === 'string' &&
+    typeof sc.spanId === 'string' &&
+    TRACE_ID.test(sc.traceId) &&
+    SPAN_ID.test(sc.spanId) &&
+    sc.traceId !== ZERO_TRACE &&
+    sc.spanId !== ZERO_SPAN
+  );
+}
+
+// The span a context holds (the key @opentelemetry/api's trace.setSpan
+// uses; the same Symbol.for in every copy of the API).
+const SPAN_KEY = Symbol.for('OpenTelemetry Context Key SPAN');
+
+function spanOf(context) {
+  if (context === null || typeof context !== 'object' || typeof context.getValue !== 'function') return undefined;
+  const span = context.getValue(SPAN_KEY);
+  return span !== null && typeof span === 'object' && typeof span.spanContext === 'function' ? span : undefined;
+}
+
+// The parent span id of a span of @opentelemetry/sdk-trace-base (2.x:
+// parentSpanContext; 1.x: parentSpanId) and whether that parent is in this
+// process; undefined if the span has no parent.
+function parentOf(span) {
+  const psc = span.parentSpanContext;
+  if (psc !== undefined && psc !== null) return { spanId: psc.spanId, remote: psc.isRemote === true };
+  if (typeof span.parentSpanId === 'string' && span.parentSpanId !== '') return { spanId: span.parentSpanId, remote: false };
+  return undefined;
+}
+
+function resourceAttributes(resource) {
+  if (resource === undefined) return undefined;
+  if (resource === null || typeof resource !== 'object') throw invalidOption('resource', 'a Resource or an object', resource);
+  const attributes = 'attributes' in resource && typeof resource.attributes === 'object' ? resource.attributes : resource;
+  return attributes ?? {};
+}
+
+class CustomLabelsContextManager {
+  constructor(options = {}) {
+    if (typeof options !== 'object' || options === null) throw invalidOption('', 'an object', options);
+    const { contextManager, ids = DEFAULT_IDS, spanLabels, resource } = options;
+    if (!Array.isArray(ids) || ids.some((id) => !ID_LABELS.includes(id))) {
+      throw invalidOption('ids', `an array of ${ID_LABELS.map((l) => `'${l}'`).join(', ')}`, ids);
+    }
+    if (spanLabels !== undefined && typeof spanLabels !== 'function') throw invalidOption('spanLabels', 'a function', spanLabels);
+    const inner = contextManager ?? defaultContextManager();
+    for (const m of ['active', 'with', 'bind', 'enable', 'disable']) {
+      if (typeof inner?.[m] !== 'function') throw invalidOption('contextManager', 'a ContextManager', inner);
+    }
+    const attributes = resourceAttributes(resource);
+    if (attributes !== undefined) setResource(attributes);
+
+    this._inner = inner;
+    this._ids = { trace: ids.includes('trace_id'), span: ids.includes('span_id'), root: ids.includes('local_root_span_id') };
+    this._spanLabels = spanLabels;
+    // span -> its TraceContext and labels, built once.
+    this._spans = new WeakMap();
+    // The labels that take the ids away where no span is active.
+    this._removals = Object.freeze(Object.fromEntries(ID_LABELS.filter((l) => ids.includes(l)).map((l) => [l, null])));
+    // Every activation by the inner manager goes through with(), bind()
+    // included (it calls this.with on itself), so with() of that instance
+    // is what runs under the span's labels.
+    const innerWith = inner.with;
+    const manager = this;
+    inner.with = function withLabelledContext(context, fn, thisArg, ...args) {
+      const scope = manager._scopeOf(context);
+      const run = () => innerWith.call(this, context, fn, thisArg, ...args);
+      return scope === null ? run() : withTraceContext(scope.trace, scope.labels, run);
+    };
+    if (typeof inner.attach === 'function') {
+      const innerAttach = inner.attach;
+      inner.attach = function attachLabelledContext(context) {
+        const scope = manager._scopeOf(context);
+        const restore = scope === null ? null : enterTraceContext(scope.trace, scope.labels);
+        const token = innerAttach.call(this, context);
+        if (restore === null) return token;
+        let disposed = false;
+        return {
+          dispose() {
+            if (disposed) return;
+            disposed = true;
+            token.dispose();
+            restore();
+          },
+          [Symbol.dispose]() {
+            this.dispose();
+          },
+        };
+      };
+      this.attach = (context) => inner.attach(context);
+    }
+  }
+
+  // {trace, labels} to run an activation of `context` under, or null to
+  // leave the labels as they are.
+  _scopeOf(context) {
+    const span = spanOf(context);
+    if (span === undefined) return { trace: TraceContext.CLEAR, labels: this._removals };
+    let scope = this._spans.get(span);
+    if (scope === undefined) {
+      scope = this._newScope(span);
+      this._spans.set(span, scope);
+    }
+    return scope;
+  }
+
+  _newScope(span) {
+    const sc = span.spanContext();
+    if (!validSpanContext(sc)) return { trace: TraceContext.CLEAR, labels: this._removals };
+    const labels = {};
+    if (this._spanLabels !== undefined) {
+      const extra = this._spanLabels(span);
+      if (extra !== undefined && extra !== null) Object.assign(labels, extra);
+    }
+    if (this._ids.trace) labels.trace_id = sc.traceId;
+    if (this._ids.span) labels.span_id = sc.spanId;
+    if (this._ids.root) labels.local_root_span_id = this._localRoot(span, sc);
+    return { trace: TraceContext.fromHex(sc.traceId, sc.spanId, sc.traceFlags ?? 0), labels, root: labels.local_root_span_id };
+  }
+
+  // The span id of the first span of this trace in this process: the span
+  // itself when it has no parent here; else the root of the span active
+  // when it is first activated, if that is its parent (the case of
+  // startActiveSpan and of context.with(trace.setSpan(...)) in a parent's
+  // scope); else, not knowing better, its parent.
+  _localRoot(span, sc) {
+    const parent = parentOf(span);
+    if (parent === undefined || parent.remote) return sc.spanId;
+    const active = spanOf(this._inner.active());
+    if (active !== undefined && active !== span) {
+      const activeScope = this._spans.get(active);
+      if (activeScope?.root !== undefined && active.spanContext().spanId === parent.spanId) return activeScope.root;
+    }
+    return parent.spanId;
+  }
+
+  active() {
+    return this._inner.active();
+  }
+
+  with(context, fn, thisArg, ...args) {
+    return this._inner.with(context, fn, thisArg, ...args);
+  }
+
+  bind(context, target) {
+    return this._inner.bind(context, target);
+  }
+
+  enable() {
+    this._inner.enable();
+    return this;
+  }
+
+  disable() {
+    this._inner.disable();
+    return this;
+  }
+}
+
+function defaultContextManager() {
+  let mod;
+  try {
+    mod = require('@opentelemetry/context-async-hooks');
+  } catch (cause) {
+    const err = new Error(
+      'customlabels/otel needs @opentelemetry/context-async-hooks (npm install @opentelemetry/context-async-hooks), or a context manager in options.contextManager',
+      { cause },
+    );
+    err.code = 'ERR_CUSTOMLABELS_MISSING_PEER';
+    throw err;
+  }
+  return new mod.AsyncLocalStorageContextManager();
+}
+
+module.exports = { CustomLabelsContextManager };

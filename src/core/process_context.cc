@@ -1,0 +1,76 @@
+#include "process_context.h"
+
+#include "process_context_payload.h"
+
+namespace customlabels::core {
+
+ProcessContext& ProcessContext::Global() {
+  // Never destroyed: threads may still use it while the process exits.
+  static ProcessContext* const context = new ProcessContext();
+  return *context;
+}
+
+bool ProcessContext::PublishLocked() {
+  ProcessContextContents contents;
+  contents.resource = resource_;
+  contents.attribute_keys = keys_.keys();
+  return mapping_.Publish(EncodeProcessContext(contents));
+}
+
+bool ProcessContext::EnsurePublished() {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (state_ == State::kUnpublished) {
+    if (ProcessContextMapping::OtherPublisherPresent()) {
+      state_ = State::kOtherPublisher;
+    } else {
+      state_ = PublishLocked() ? State::kPublished : State::kFailed;
+    }
+  }
+  return state_ == State::kPublished;
+}
+
+int ProcessContext::KeyIndex(std::string_view key) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (state_ != State::kPublished) return -1;
+  bool appended = false;
+  const int index = keys_.FindOrAppend(key, &appended);
+  if (appended && !PublishLocked()) return -1;
+  return index;
+}
+
+void ProcessContext::SetResource(std::vector<std::pair<std::string, std::string>> attributes) {
+  std::lock_guard<std::mutex> lock(mu_);
+  resource_.clear();
+  size_t bytes = 0;
+  for (auto& kv : attributes) {
+    const size_t size = kv.first.size() + kv.second.size();
+    if (kv.first.empty() || size > kMaxResourceBytes - bytes) continue;
+    bytes += size;
+    resource_.push_back(std::move(kv));
+  }
+  if (state_ == State::kPublished) PublishLocked();
+}
+
+ProcessContext::Status ProcessContext::status() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return {state_, mapping_.kind(), keys_.keys().size(), mapping_.payload().size(),
+          mapping_.header()};
+}
+
+bool CachedProcessKeys::Available() {
+  if (available_ < 0) available_ = ProcessContext::Global().EnsurePublished() ? 1 : 0;
+  return available_ == 1;
+}
+
+int CachedProcessKeys::IndexOf(std::string_view key) {
+  std::string k(key);
+  const auto it = cache_.find(k);
+  if (it != cache_.end()) return it->second;
+  // Called only once Available(): a key refused now is refused for good
+  // (the map only grows).
+  const int index = ProcessContext::Global().KeyIndex(key);
+  cache_.emplace(std::move(k), index);
+  return index;
+}
+
+}  // namespace customlabels::core

@@ -1,0 +1,82 @@
+// The process's one OTEP 4719 process context, shared by every thread
+// (main and workers) that loads the addon: the attribute key map thread
+// context records refer to, the resource attributes, and their publication.
+// Process-wide by nature (the OTEP allows one context per process), so a
+// mutex-guarded singleton rather than per-environment state.
+#ifndef CUSTOMLABELS_CORE_PROCESS_CONTEXT_H_
+#define CUSTOMLABELS_CORE_PROCESS_CONTEXT_H_
+
+#include <cstddef>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "attribute_key_map.h"
+#include "process_context_mapping.h"
+
+namespace customlabels::core {
+
+class ProcessContext final {
+ public:
+  enum class State {
+    kUnpublished,  // no thread context was needed yet
+    kPublished,
+    kOtherPublisher,  // another OTEL_CTX mapping exists: we publish nothing
+    kFailed,          // the mapping could not be created
+  };
+  struct Status {
+    State state = State::kUnpublished;
+    ProcessContextMapping::Kind kind = ProcessContextMapping::Kind::kNone;
+    size_t keys = 0;
+    size_t payload_bytes = 0;
+    const ProcessContextHeader* header = nullptr;
+  };
+
+  static ProcessContext& Global();
+
+  ProcessContext() = default;
+  ProcessContext(const ProcessContext&) = delete;
+  ProcessContext& operator=(const ProcessContext&) = delete;
+
+  // Publishes the context if it was not yet; whether records may be used.
+  bool EnsurePublished();
+  // The index of `key`, appended and republished first if new (records must
+  // not use an index readers cannot resolve yet); -1 if unmapped or the
+  // context is not published.
+  int KeyIndex(std::string_view key);
+  // Replaces the resource attributes (republishing if published). Pairs
+  // beyond kMaxResourceBytes of keys and values are left out.
+  void SetResource(std::vector<std::pair<std::string, std::string>> attributes);
+  Status status();
+
+  static constexpr size_t kMaxResourceBytes = 16384;
+
+ private:
+  bool PublishLocked();
+
+  std::mutex mu_;
+  State state_ = State::kUnpublished;
+  AttributeKeyMap keys_;
+  std::vector<std::pair<std::string, std::string>> resource_;
+  ProcessContextMapping mapping_;
+};
+
+// A thread's cache in front of ProcessContext::Global(): indexes never
+// change once given, so hits take no lock.
+class CachedProcessKeys final : public AttributeKeys {
+ public:
+  int IndexOf(std::string_view key) override;
+  // Publishes the process context on first use.
+  bool Available() override;
+
+ private:
+  std::unordered_map<std::string, int> cache_;
+  int available_ = -1;  // unknown
+};
+
+}  // namespace customlabels::core
+
+#endif  // CUSTOMLABELS_CORE_PROCESS_CONTEXT_H_

@@ -1,0 +1,200 @@
+// libFuzzer target: the reader's OpenTelemetry decoding from arbitrary
+// bytes: thread context records (OTEP 4947) in arbitrary memory images and
+// resolved through arbitrary key maps, the protobuf wire reader and a
+// ProcessContext payload (OTEP 4719), the process context read by its
+// publication protocol from an image; then everything printed of them.
+//
+// Oracle: no crash, leak or undefined behaviour (ASan, UBSan), and:
+// - a record read asks for at most its 28-byte header and 65535 attribute
+//   bytes; its entries fit in attrs_data_size; problems stay bounded;
+// - resolved attributes have distinct key indexes, all in the key map;
+// - the protobuf reader's fields lie within the message, in order;
+// - a decoded payload keeps at most 256 keys and 16 problems;
+// - a process context read asks for at most attempts x (header + 65536 +
+//   timestamps) bytes;
+// - JSON is valid UTF-8 with no raw control characters, text lines have
+//   none but their newlines.
+//
+// The input: mode u8 (0 record, 1 payload, 2 process context), then
+//   0: record address u64, a byte (even: resolve through the key map),
+//      key count u8 and that many keys (length u8 and bytes; length 255:
+//      not a string), then regions as in decode_fuzz (address u64, length u16,
+//      bytes) up to the end;
+//   1: the payload (the rest of the input);
+//   2: header address u64, attempts u8, then regions.
+//
+// clang-format off
+// fuzz-sources: src/reader/otel_record.cc src/reader/protobuf_reader.cc src/reader/any_value.cc src/reader/process_context.cc src/reader/otel_report.cc src/reader/otel_checks.cc src/reader/elf_checks.cc src/reader/elf_file.cc src/reader/abi_reader.cc src/reader/label_set_decoder.cc src/reader/format.cc src/reader/memory_image.cc src/reader/process.cc src/reader/file_bytes.cc
+// clang-format on
+#include <algorithm>
+#include <cstdint>
+#include <cstdlib>
+#include <set>
+#include <string>
+
+#include "reader/any_value.h"
+#include "reader/memory_image.h"
+#include "reader/otel_checks.h"
+#include "reader/otel_record.h"
+#include "reader/otel_report.h"
+#include "reader/process_context.h"
+#include "reader/protobuf_reader.h"
+
+namespace {
+
+using customlabels::reader::MemorySource;
+
+void Require(bool ok) {
+  if (!ok) std::abort();
+}
+
+class Counting final : public MemorySource {
+ public:
+  explicit Counting(const MemorySource& inner) : inner_(inner) {}
+  bool Read(uint64_t address, void* out, size_t size) const override {
+    bytes += size;
+    return inner_.Read(address, out, size);
+  }
+  mutable uint64_t bytes = 0;
+
+ private:
+  const MemorySource& inner_;
+};
+
+struct Input {
+  const uint8_t* data;
+  size_t size;
+  bool done() const { return size == 0; }
+  uint8_t Byte() {
+    if (size == 0) return 0;
+    --size;
+    return *data++;
+  }
+  uint16_t U16() {
+    const unsigned low = Byte();
+    return static_cast<uint16_t>(low | unsigned{Byte()} << 8);
+  }
+  uint64_t U64() {
+    uint64_t v = 0;
+    for (int i = 0; i < 8; ++i) v |= uint64_t{Byte()} << (8 * i);
+    return v;
+  }
+  std::string Bytes(size_t n) {
+    n = std::min(n, size);
+    std::string out(reinterpret_cast<const char*>(data), n);
+    data += n;
+    size -= n;
+    return out;
+  }
+};
+
+bool ValidUtf8NoControls(const std::string& s, bool newlines) {
+  for (size_t i = 0; i < s.size();) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    if (c < 0x80) {
+      if ((c < 0x20 && !(newlines && c == '\n')) || c == 0x7f) return false;
+      ++i;
+      continue;
+    }
+    size_t n = (c & 0xe0) == 0xc0 ? 2 : (c & 0xf0) == 0xe0 ? 3 : (c & 0xf8) == 0xf0 ? 4 : 0;
+    if (n == 0 || i + n > s.size()) return false;
+    for (size_t k = 1; k < n; ++k) {
+      if ((static_cast<unsigned char>(s[i + k]) & 0xc0) != 0x80) return false;
+    }
+    i += n;
+  }
+  return true;
+}
+
+void Regions(Input* in, customlabels::reader::MemoryImage* image) {
+  for (int i = 0; i < 16 && !in->done(); ++i) {
+    const uint64_t at = in->U64();
+    image->Add(at, in->Bytes(in->U16()));
+  }
+}
+
+void CheckContext(const customlabels::reader::ProcessContext& c) {
+  using namespace customlabels::reader;  // NOLINT(build/namespaces): this one function
+  Require(c.problems.size() <= ProcessContext::kMaxProblems);
+  Require(!c.key_map || c.key_map->size() <= ProcessContext::kMaxKeys);
+  const std::string json = JsonProcessContext(c);
+  Require(json.back() == '\n' && ValidUtf8NoControls(json.substr(0, json.size() - 1), false));
+  Require(ValidUtf8NoControls(TextProcessContext(c), true));
+  for (const CheckLine& l : CheckProcessContext(c)) Require(ValidUtf8NoControls(l.text, false));
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  using namespace customlabels::reader;  // NOLINT(build/namespaces): this one function
+  Input in{data, size};
+  const unsigned mode = in.Byte() % 3;
+  if (mode == 0) {
+    const uint64_t address = in.U64();
+    const bool with_map = in.Byte() % 2 == 0;
+    AttributeKeyMap keys;
+    const unsigned count = in.Byte();
+    for (unsigned i = 0; i < count; ++i) {
+      const uint8_t length = in.Byte();
+      if (length == 0xff) {
+        keys.emplace_back(std::nullopt);
+      } else {
+        keys.emplace_back(in.Bytes(length));
+      }
+    }
+    MemoryImage image;
+    Regions(&in, &image);
+    const Counting memory(image);
+    const OtelRecord r = DecodeOtelRecord(memory, address);
+    Require(memory.bytes <= OtelRecord::kHeaderBytes + 65535);
+    Require(r.problems.size() <= OtelRecord::kMaxProblems);
+    Require(r.ok() || r.entries.empty());
+    uint64_t used = 0;
+    for (const OtelRecord::Entry& e : r.entries) used += 2 + e.value.size();
+    Require(used <= r.attrs_size);
+    ProcessContext context;
+    context.key_map = keys;
+    const OtelView view = MakeOtelView(r, with_map ? &context : nullptr);
+    std::set<unsigned> indexes;
+    for (const OtelAttribute& a : view.attributes) {
+      Require(indexes.insert(a.key_index).second);
+      Require(a.key_index < keys.size() && keys[a.key_index] && *keys[a.key_index] == a.key);
+    }
+    Require(view.problems.size() <= OtelRecord::kMaxProblems);
+    Require(ValidUtf8NoControls(JsonOtel(view), false));
+    for (const std::string& l : TextOtelLines(view)) Require(ValidUtf8NoControls(l, false));
+  } else if (mode == 1) {
+    const std::string payload = in.Bytes(in.size);
+    ProtoReader reader(payload);
+    ProtoField f;
+    size_t last = 0;
+    bool first = true;
+    while (reader.Next(&f)) {
+      Require(first || f.offset > last);
+      first = false;
+      last = f.offset;
+      if (f.wire == ProtoField::kLengthDelimited) {
+        Require(f.bytes.data() >= payload.data() &&
+                f.bytes.data() + f.bytes.size() <= payload.data() + payload.size());
+      }
+    }
+    ProcessContext c;
+    c.mapping = "[anon:OTEL_CTX]";
+    if (DecodeProcessContextPayload(payload, &c)) Require(c.ok());
+    CheckContext(c);
+  } else {
+    const uint64_t address = in.U64();
+    const int attempts = 1 + in.Byte() % 4;
+    MemoryImage image;
+    Regions(&in, &image);
+    const Counting memory(image);
+    ProcessContext c = ReadProcessContext(memory, address, attempts, nullptr);
+    Require(memory.bytes <=
+            static_cast<uint64_t>(attempts) *
+                (8 + ProcessContext::kHeaderBytes + ProcessContext::kMaxPayloadBytes + 8));
+    Require(c.attempts >= 1 && c.attempts <= attempts);
+    c.mapping = "/memfd:OTEL_CTX";
+    CheckContext(c);
+  }
+  return 0;
+}

@@ -1,0 +1,180 @@
+'use strict';
+
+// customlabels/otel with the real OpenTelemetry SDK, in process: the labels
+// (read back through the ABI pointer) and the thread context record (its raw
+// bytes, decoded here by the OTEP's layout) follow the active span through
+// startActiveSpan, awaits, bind(), EventEmitters and attach(), and are gone
+// where no span is active. Read from outside in otel-e2e.test.js.
+
+const { EventEmitter } = require('node:events');
+const { trace, context, ROOT_CONTEXT } = require('@opentelemetry/api');
+const { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } = require('@opentelemetry/sdk-trace-base');
+const { AsyncLocalStorageContextManager } = require('@opentelemetry/context-async-hooks');
+const { CustomLabelsContextManager } = require('../../../lib/integrations/otel');
+const { withLabels, currentLabels } = require('../../..');
+const { addonPath } = require('../helpers');
+
+const binding = require(addonPath);
+
+// The OTEP 4947 record as a reader lays it out (null: no record).
+function currentRecord() {
+  const b = binding.testing.currentRecord();
+  if (b === null) return null;
+  const attrs = [];
+  const size = b.readUInt16LE(26);
+  for (let i = 28; i + 2 <= 28 + size; ) {
+    const len = b[i + 1];
+    attrs.push([b[i], b.subarray(i + 2, i + 2 + len).toString('utf8')]);
+    i += 2 + len;
+  }
+  return {
+    traceId: b.subarray(0, 16).toString('hex'),
+    spanId: b.subarray(16, 24).toString('hex'),
+    valid: b[24],
+    flags: b[25],
+    values: attrs.map(([, v]) => v),
+  };
+}
+
+const exporter = new InMemorySpanExporter();
+const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
+const manager = new CustomLabelsContextManager({ ids: ['trace_id', 'span_id', 'local_root_span_id'], spanLabels: (span) => ({ op: span.name }) });
+const tracer = provider.getTracer('customlabels-test');
+
+beforeAll(() => {
+  context.setGlobalContextManager(manager.enable());
+  trace.setGlobalTracerProvider(provider);
+});
+afterAll(() => {
+  context.disable();
+  trace.disable();
+});
+
+const ids = (span) => ({ trace_id: span.spanContext().traceId, span_id: span.spanContext().spanId });
+
+test('startActiveSpan: labels and record carry the span, merged over the current labels, across an await', async () => {
+  await withLabels({ route: '/checkout' }, () =>
+    tracer.startActiveSpan('checkout', async (span) => {
+      const expected = { route: '/checkout', op: 'checkout', ...ids(span), local_root_span_id: span.spanContext().spanId };
+      expect(currentLabels()).toEqual(expected);
+      await new Promise((r) => setTimeout(r, 2));
+      expect(currentLabels()).toEqual(expected);
+      const record = currentRecord();
+      expect(record).toMatchObject({ traceId: span.spanContext().traceId, spanId: span.spanContext().spanId, valid: 1, flags: 1 });
+      // trace_id and span_id are in the header, not repeated as attributes.
+      // (Which labels are attributes depends on the process-wide key map,
+      // which other test files in this Jest worker fill too: exact
+      // attributes are asserted from outside, in otel-e2e.test.js.)
+      for (const v of record.values) expect(['/checkout', 'checkout', span.spanContext().spanId]).toContain(v);
+      span.end();
+    }),
+  );
+  expect(currentLabels()).toEqual({});
+  expect(currentRecord()).toBeNull();
+});
+
+test('a child span: its own span_id, the local root of the parent, back to the parent after it', () => {
+  tracer.startActiveSpan('parent', (parent) => {
+    tracer.startActiveSpan('child', (child) => {
+      expect(currentLabels()).toEqual({ op: 'child', ...ids(child), local_root_span_id: parent.spanContext().spanId });
+      expect(currentRecord().spanId).toBe(child.spanContext().spanId);
+      child.end();
+    });
+    expect(currentLabels()).toEqual({ op: 'parent', ...ids(parent), local_root_span_id: parent.spanContext().spanId });
+    parent.end();
+  });
+});
+
+test('where the context holds no span the ids are removed and the record carries none', () => {
+  withLabels({ tenant: 'acme' }, () =>
+    tracer.startActiveSpan('with-span', (span) => {
+      context.with(trace.deleteSpan(context.active()), () => {
+        expect(currentLabels()).toEqual({ tenant: 'acme', op: 'with-span' });
+        const record = currentRecord();
+        expect(record.traceId).toBe('0'.repeat(32));
+        expect(record.spanId).toBe('0'.repeat(16));
+        expect(record.flags).toBe(0);
+      });
+      context.with(ROOT_CONTEXT, () => expect(currentLabels()).toEqual({ tenant: 'acme', op: 'with-span' }));
+      span.end();
+    }),
+  );
+  // No span and no trace labels to remove: nothing changes.
+  withLabels({ tenant: 'acme' }, () => context.with(ROOT_CONTEXT, () => expect(currentLabels()).toEqual({ tenant: 'acme' })));
+});
+
+test('bind(): a bound function and a bound EventEmitter run under the span, called from elsewhere', async () => {
+  const span = tracer.startSpan('bound');
+  const ctx = trace.setSpan(ROOT_CONTEXT, span);
+  const fn = context.bind(ctx, () => currentLabels());
+  const emitter = context.bind(ctx, new EventEmitter());
+  let fromEmitter;
+  emitter.on('x', () => (fromEmitter = currentLabels()));
+  await new Promise((r) => setImmediate(r));
+  const expected = { op: 'bound', ...ids(span), local_root_span_id: span.spanContext().spanId };
+  expect(withLabels({ other: 'scope' }, fn)).toEqual({ other: 'scope', ...expected });
+  emitter.emit('x');
+  expect(fromEmitter).toEqual(expected);
+  span.end();
+});
+
+test('a non-sampled span is published with trace flags 0; an invalid span context clears', () => {
+  const unsampled = trace.wrapSpanContext({ traceId: 'a'.repeat(32), spanId: 'b'.repeat(16), traceFlags: 0 });
+  context.with(trace.setSpan(ROOT_CONTEXT, unsampled), () => {
+    expect(currentLabels()).toMatchObject({ trace_id: 'a'.repeat(32), span_id: 'b'.repeat(16) });
+    expect(currentRecord()).toMatchObject({ traceId: 'a'.repeat(32), spanId: 'b'.repeat(16), flags: 0, valid: 1 });
+    const invalid = trace.wrapSpanContext({ traceId: '0'.repeat(32), spanId: '0'.repeat(16), traceFlags: 0 });
+    context.with(trace.setSpan(ROOT_CONTEXT, invalid), () => {
+      expect(currentLabels()).toEqual({});
+      expect(currentRecord()).toBeNull();
+    });
+  });
+});
+
+test('attach(): labels for the rest of the scope, restored by dispose()', () => {
+  if (typeof manager.attach !== 'function') throw new Error('context-async-hooks without attach()');
+  const span = tracer.startSpan('attached');
+  withLabels({ route: '/a' }, () => {
+    const token = manager.attach(trace.setSpan(ROOT_CONTEXT, span));
+    expect(currentLabels()).toMatchObject({ route: '/a', ...ids(span) });
+    expect(trace.getActiveSpan()).toBe(span);
+    token.dispose();
+    expect(currentLabels()).toEqual({ route: '/a' });
+  });
+  span.end();
+});
+
+test('the process context is published once records are used', () => {
+  tracer.startActiveSpan('pc', (span) => {
+    expect(binding.processContext()).toMatchObject({ state: 'published' });
+    span.end();
+  });
+});
+
+describe('options', () => {
+  const invalid = (options, name) =>
+    expect(() => new CustomLabelsContextManager(options)).toThrow(
+      expect.objectContaining({ code: 'ERR_CUSTOMLABELS_INVALID_OPTION', message: expect.stringContaining(`options.${name}`) }),
+    );
+  test('bad options are TypeErrors with a code', () => {
+    invalid({ ids: ['trace'] }, 'ids');
+    invalid({ ids: 'trace_id' }, 'ids');
+    invalid({ spanLabels: 42 }, 'spanLabels');
+    invalid({ contextManager: {} }, 'contextManager');
+    invalid({ resource: 'svc' }, 'resource');
+    expect(() => new CustomLabelsContextManager(null)).toThrow(expect.objectContaining({ code: 'ERR_CUSTOMLABELS_INVALID_OPTION' }));
+  });
+
+  test('ids picks the labels; a context manager of the caller is wrapped', () => {
+    const inner = new AsyncLocalStorageContextManager();
+    const only = new CustomLabelsContextManager({ contextManager: inner, ids: ['trace_id'] });
+    const span = tracer.startSpan('only-trace');
+    only.with(trace.setSpan(ROOT_CONTEXT, span), () => {
+      expect(currentLabels()).toEqual({ trace_id: span.spanContext().traceId });
+      expect(inner.active()).toBe(only.active());
+      // The record still has both ids.
+      expect(currentRecord()).toMatchObject({ spanId: span.spanContext().spanId });
+    });
+    span.end();
+  });
+});

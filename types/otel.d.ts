@@ -1,0 +1,34 @@
+// customlabels/otel: an OpenTelemetry context manager that publishes the
+// active span's ids as labels (trace_id, span_id, local_root_span_id) and in
+// the thread's OTEP 4947 thread context record.
+
+import type { Context, ContextManager, Span } from '@opentelemetry/api';
+
+export type IdLabel = 'trace_id' | 'span_id' | 'local_root_span_id';
+
+export interface CustomLabelsContextManagerOptions {
+  /** The context manager to wrap; default: a new AsyncLocalStorageContextManager. */
+  contextManager?: ContextManager;
+  /** Which ids become labels; default ['trace_id', 'span_id']. */
+  ids?: IdLabel[];
+  /** Labels of your own, taken once per span when it first becomes active. */
+  spanLabels?: (span: Span) => Record<string, string | Uint8Array | null> | undefined | null;
+  /** Resource attributes (a Resource, or its attributes) for the OTEP 4719 process context. */
+  resource?: { attributes: Record<string, unknown> } | Record<string, unknown>;
+}
+
+export class CustomLabelsContextManager implements ContextManager {
+  constructor(options?: CustomLabelsContextManagerOptions);
+  active(): Context;
+  with<A extends unknown[], F extends (...args: A) => ReturnType<F>>(
+    context: Context,
+    fn: F,
+    thisArg?: ThisParameterType<F>,
+    ...args: A
+  ): ReturnType<F>;
+  bind<T>(context: Context, target: T): T;
+  enable(): this;
+  disable(): this;
+  /** Present when the wrapped manager has attach() (context-async-hooks 2.12+). */
+  attach?(context: Context): { dispose(): void };
+}
