@@ -88,16 +88,19 @@ function createApi(binding, info = {}) {
 
   // The set of withTraceContext(trace, labels): merged over the current
   // set, not cached by labels (the ids of a span make a set of their own)
-  // but remembered on `trace` for the last parent, since a span's context is
-  // activated again and again (every bound callback) over the same labels.
-  // undefined: nothing to change (clearing where no trace is carried).
+  // but remembered, since a span's context is activated again and again
+  // (every bound callback) over the same few sets: on `trace` for the last
+  // parent, and on the parent for clearing. undefined: nothing to change.
   function traceSet(trace, labels) {
     const store = als.getStore();
     const parent = store === undefined ? null : store;
     if (trace === TraceContext.CLEAR) {
       if (parent === null || !parent.traced) return undefined;
-    } else if (trace.lastSet !== undefined && trace.lastParent === parent) {
-      return trace.lastSet;
+      if (parent.untraced !== undefined) return parent.untraced;
+    } else if (trace.lastSet !== undefined) {
+      if (trace.lastParent === parent) return trace.lastSet;
+      // Activated again inside its own scope: nothing changes.
+      if (parent === trace.lastSet) return undefined;
     }
     const updates = reader.read(labels);
     let next;
@@ -106,7 +109,9 @@ function createApi(binding, info = {}) {
     } finally {
       updates.clear();
     }
-    if (trace !== TraceContext.CLEAR) {
+    if (trace === TraceContext.CLEAR) {
+      parent.untraced = next;
+    } else {
       trace.lastParent = parent;
       trace.lastSet = next;
     }

@@ -17,6 +17,7 @@ class LabelSet {
     this.record = record;
     this.traced = traced;
     this.children = undefined; // frozen labels object -> LabelSet | null (lib/frozen-cache.js)
+    this.untraced = undefined; // this set without its trace ids (lib/api.js traceSet)
   }
 }
 

@@ -32,8 +32,10 @@ const { requestLabels, runLabelled } = require('./request-labels');
 // Symbol.for: copies of this package cooperate instead of patching twice.
 const kPatched = Symbol.for('customlabels.express.patched');
 const kMountPath = Symbol.for('customlabels.express.mountPath');
-const kPrefix = Symbol.for('customlabels.express.prefix');
-const kActive = Symbol.for('customlabels.express.active');
+// A request's state, one object added once per request (adding properties
+// to `req` one by one cost more, on Node 20 most): { active: a labels()
+// middleware runs for it, prefix: the mount prefixes it went through }.
+const kState = Symbol.for('customlabels.express.state.v2');
 const UNKNOWN_MOUNT = '*';
 // Per-route and per-layer caches (private to the copy that patched).
 const kRouteLabels = Symbol('customlabels.express.routeLabels');
@@ -67,8 +69,20 @@ function mountPathOf(layer) {
   return undefined;
 }
 
+function stateOf(req) {
+  let state = req[kState];
+  if (state === undefined) {
+    state = { active: false, prefix: '' };
+    req[kState] = state;
+  }
+  return state;
+}
+
+const isActive = (req) => req[kState] !== undefined && req[kState].active;
+const prefixOf = (req) => (req[kState] === undefined ? '' : req[kState].prefix);
+
 function routeTemplate(req, route) {
-  const template = join(req[kPrefix] ?? '', route.path);
+  const template = join(prefixOf(req), route.path);
   return template === '' ? '/' : template;
 }
 
@@ -76,7 +90,7 @@ function routeTemplate(req, route) {
 // frozen object per route and mount prefix, so withLabels finds the set it
 // built the first time by identity instead of reading and joining per request.
 function routeLabels(req, route) {
-  const prefix = req[kPrefix] ?? '';
+  const prefix = prefixOf(req);
   let byPrefix = route[kRouteLabels];
   if (byPrefix === undefined) {
     byPrefix = new Map();
@@ -140,7 +154,7 @@ function patchRouter(proto) {
     proto.param = function param_(name, fn) {
       if (typeof fn !== 'function') return param.call(this, name, fn);
       return param.call(this, name, function paramCallback(req, res, next, value, key) {
-        if (req[kActive] !== true || req.route === undefined) return fn.call(this, req, res, next, value, key);
+        if (!isActive(req) || req.route === undefined) return fn.call(this, req, res, next, value, key);
         return withLabels(routeLabels(req, req.route), () => fn.call(this, req, res, next, value, key));
       });
     };
@@ -149,7 +163,7 @@ function patchRouter(proto) {
     // Express 4: runs after a layer matched, before its param callbacks and
     // handlers.
     proto.process_params = function process_params(layer, called, req, res, done) {
-      if (layer.route === undefined || req[kActive] !== true) {
+      if (layer.route === undefined || !isActive(req)) {
         return processParams.call(this, layer, called, req, res, done);
       }
       return withLabels(routeLabels(req, layer.route), () =>
@@ -168,7 +182,7 @@ function patchLayer(proto) {
   proto[name] = function handleRequest(req, res, next) {
     if (!tracking) return handle.call(this, req, res, next);
     if (this.route !== undefined) {
-      if (!enterRoute || req[kActive] !== true) return handle.call(this, req, res, next);
+      if (!enterRoute || !isActive(req)) return handle.call(this, req, res, next);
       return withLabels(routeLabels(req, this.route), () => handle.call(this, req, res, next));
     }
     // A layer of a route's own stack (it has a method, maybe undefined for
@@ -176,10 +190,11 @@ function patchLayer(proto) {
     if (Object.prototype.hasOwnProperty.call(this, 'method')) return handle.call(this, req, res, next);
     const mount = mountOf(this);
     if (mount.seg === null) return handle.call(this, req, res, next);
-    const prev = req[kPrefix];
-    req[kPrefix] = joinMount(mount, prev ?? '');
+    const state = stateOf(req);
+    const prev = state.prefix;
+    state.prefix = joinMount(mount, prev);
     return handle.call(this, req, res, (err) => {
-      req[kPrefix] = prev;
+      state.prefix = prev;
       next(err);
     });
   };
@@ -239,7 +254,7 @@ function labels(options = {}) {
         apps.add(req.app);
         instrumentApp(req.app);
       }
-      req[kActive] = true;
+      stateOf(req).active = true;
     }
     runLabelled(build, req.method, undefined, req, next);
   };

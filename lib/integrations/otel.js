@@ -20,6 +20,7 @@
 const api = require('../index');
 const { kInternal } = require('../api');
 const errors = require('../errors');
+const { readLabels } = require('../labels');
 
 const { withTraceContext, enterTraceContext, setResource, TraceContext } = api[kInternal];
 
@@ -34,10 +35,11 @@ function invalidOption(name, expected, value) {
   return err;
 }
 
-// What the W3C Trace Context and @opentelemetry/api's isSpanContextValid
-// accept: 32 and 16 lowercase hex digits, not all zero.
-const TRACE_ID = /^[0-9a-f]{32}$/;
-const SPAN_ID = /^[0-9a-f]{16}$/;
+// What @opentelemetry/api's isSpanContextValid accepts: 32 and 16 hex
+// digits (either case; labels are lowercase, as the W3C Trace Context
+// writes them), not all zero.
+const TRACE_ID = /^[0-9a-f]{32}$/i;
+const SPAN_ID = /^[0-9a-f]{16}$/i;
 const ZERO_TRACE = '0'.repeat(32);
 const ZERO_SPAN = '0'.repeat(16);
 
@@ -52,6 +54,17 @@ function validSpanContext(sc) {
     sc.traceId !== ZERO_TRACE &&
     sc.spanId !== ZERO_SPAN
   );
+}
+
+let warned = false;
+// spanLabels threw or returned what is not labels: the span is published
+// with its ids alone, and the application never sees the error.
+function warnSpanLabels(err) {
+  if (warned) return;
+  warned = true;
+  process.emitWarning(`customlabels/otel: options.spanLabels failed (${err && err.message}); spans are labelled with their ids only`, {
+    code: 'CUSTOMLABELS_SPAN_LABELS',
+  });
 }
 
 // The span a context holds (the key @opentelemetry/api's trace.setSpan
@@ -146,38 +159,72 @@ class CustomLabelsContextManager {
     if (scope === undefined) {
       scope = this._newScope(span);
       this._spans.set(span, scope);
+      if (scope.pending) this._addSpanLabels(span, scope);
     }
     return scope;
   }
 
+  // The span's scope with its ids; spanLabels are added after it is stored
+  // (a spanLabels that activates the span itself then finds it).
   _newScope(span) {
     const sc = span.spanContext();
     if (!validSpanContext(sc)) return { trace: TraceContext.CLEAR, labels: this._removals };
+    const traceId = sc.traceId.toLowerCase();
+    const spanId = sc.spanId.toLowerCase();
     const labels = {};
-    if (this._spanLabels !== undefined) {
-      const extra = this._spanLabels(span);
-      if (extra !== undefined && extra !== null) Object.assign(labels, extra);
+    if (this._ids.trace) labels.trace_id = traceId;
+    if (this._ids.span) labels.span_id = spanId;
+    const root = this._ids.root ? this._localRoot(span, spanId) : undefined;
+    if (root !== undefined) labels.local_root_span_id = root;
+    return {
+      trace: TraceContext.fromHex(traceId, spanId, sc.traceFlags ?? 0),
+      labels,
+      root,
+      pending: this._spanLabels !== undefined,
+    };
+  }
+
+  _addSpanLabels(span, scope) {
+    scope.pending = false;
+    let extra;
+    try {
+      extra = this._spanLabels(span);
+      if (extra === undefined || extra === null) return;
+      // Validated once here (a copy, so getters run once): activations
+      // never throw into the application.
+      extra = { ...extra };
+      readLabels(extra).clear();
+    } catch (err) {
+      warnSpanLabels(err);
+      return;
     }
-    if (this._ids.trace) labels.trace_id = sc.traceId;
-    if (this._ids.span) labels.span_id = sc.spanId;
-    if (this._ids.root) labels.local_root_span_id = this._localRoot(span, sc);
-    return { trace: TraceContext.fromHex(sc.traceId, sc.spanId, sc.traceFlags ?? 0), labels, root: labels.local_root_span_id };
+    // The ids win over labels of the same name. A set built meanwhile (by
+    // spanLabels activating the span) had the ids alone: forget it.
+    scope.labels = { ...extra, ...scope.labels };
+    scope.trace.lastParent = undefined;
+    scope.trace.lastSet = undefined;
   }
 
   // The span id of the first span of this trace in this process: the span
-  // itself when it has no parent here; else the root of the span active
-  // when it is first activated, if that is its parent (the case of
-  // startActiveSpan and of context.with(trace.setSpan(...)) in a parent's
-  // scope); else, not knowing better, its parent.
-  _localRoot(span, sc) {
+  // itself when it has no parent, or a parent in another process (remote:
+  // SDK 2.x says so on parentSpanContext; with SDK 1.x the active span, its
+  // parent, is the remote one); else the root of the span active when it is
+  // first activated, if that is its parent (the case of startActiveSpan and
+  // of context.with(trace.setSpan(...)) in a parent's scope); else, not
+  // knowing better, its parent.
+  _localRoot(span, spanId) {
     const parent = parentOf(span);
-    if (parent === undefined || parent.remote) return sc.spanId;
+    if (parent === undefined || parent.remote) return spanId;
     const active = spanOf(this._inner.active());
     if (active !== undefined && active !== span) {
-      const activeScope = this._spans.get(active);
-      if (activeScope?.root !== undefined && active.spanContext().spanId === parent.spanId) return activeScope.root;
+      const asc = active.spanContext();
+      if (asc.spanId.toLowerCase() === parent.spanId.toLowerCase()) {
+        if (asc.isRemote === true) return spanId;
+        const activeScope = this._spans.get(active);
+        if (activeScope?.root !== undefined) return activeScope.root;
+      }
     }
-    return parent.spanId;
+    return parent.spanId.toLowerCase();
   }
 
   active() {

@@ -27,4 +27,11 @@ int AttributeKeyMap::FindOrAppend(std::string_view key, bool* appended) {
   return index;
 }
 
+void AttributeKeyMap::RemoveLast() {
+  if (keys_.empty()) return;
+  index_.erase(keys_.back());
+  total_bytes_ -= keys_.back().size();
+  keys_.pop_back();
+}
+
 }  // namespace customlabels::core

@@ -41,6 +41,9 @@ class AttributeKeyMap final {
   // UTF-8 within the limits, room left); `*appended` says whether it was.
   int FindOrAppend(std::string_view key, bool* appended);
 
+  // Takes back the key appended last (its publication failed).
+  void RemoveLast();
+
   const std::vector<std::string>& keys() const { return keys_; }
 
  private:

@@ -34,21 +34,31 @@ int ProcessContext::KeyIndex(std::string_view key) {
   if (state_ != State::kPublished) return -1;
   bool appended = false;
   const int index = keys_.FindOrAppend(key, &appended);
-  if (appended && !PublishLocked()) return -1;
+  if (appended && !PublishLocked()) {
+    // Not published, so not usable: no record may carry its index.
+    keys_.RemoveLast();
+    return -1;
+  }
   return index;
 }
 
-void ProcessContext::SetResource(std::vector<std::pair<std::string, std::string>> attributes) {
+bool ProcessContext::SetResource(std::vector<std::pair<std::string, std::string>> attributes) {
   std::lock_guard<std::mutex> lock(mu_);
-  resource_.clear();
+  std::vector<std::pair<std::string, std::string>> kept;
   size_t bytes = 0;
   for (auto& kv : attributes) {
-    const size_t size = kv.first.size() + kv.second.size();
+    // Key, value and a few bytes of protobuf framing per pair.
+    const size_t size = kv.first.size() + kv.second.size() + kPairOverheadBytes;
     if (kv.first.empty() || size > kMaxResourceBytes - bytes) continue;
     bytes += size;
-    resource_.push_back(std::move(kv));
+    kept.push_back(std::move(kv));
   }
-  if (state_ == State::kPublished) PublishLocked();
+  kept.swap(resource_);
+  if (state_ == State::kPublished && !PublishLocked()) {
+    resource_.swap(kept);  // the published context keeps the previous ones
+    return false;
+  }
+  return true;
 }
 
 ProcessContext::Status ProcessContext::status() {
@@ -63,13 +73,24 @@ bool CachedProcessKeys::Available() {
 }
 
 int CachedProcessKeys::IndexOf(std::string_view key) {
+  for (const auto& [k, index] : first_) {
+    if (k == key) return index;
+  }
   std::string k(key);
-  const auto it = cache_.find(k);
-  if (it != cache_.end()) return it->second;
+  if (first_.size() == kLinear) {
+    const auto it = cache_.find(k);
+    if (it != cache_.end()) return it->second;
+  }
   // Called only once Available(): a key refused now is refused for good
   // (the map only grows).
   const int index = ProcessContext::Global().KeyIndex(key);
-  cache_.emplace(std::move(k), index);
+  // Bounded: past kMaxCached keys nothing more is cached, and a thread that
+  // keeps making new keys takes the lock for each.
+  if (first_.size() < kLinear) {
+    first_.emplace_back(std::move(k), index);
+  } else if (cache_.size() < kMaxCached) {
+    cache_.emplace(std::move(k), index);
+  }
   return index;
 }
 

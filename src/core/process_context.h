@@ -48,11 +48,13 @@ class ProcessContext final {
   // context is not published.
   int KeyIndex(std::string_view key);
   // Replaces the resource attributes (republishing if published). Pairs
-  // beyond kMaxResourceBytes of keys and values are left out.
-  void SetResource(std::vector<std::pair<std::string, std::string>> attributes);
+  // beyond kMaxResourceBytes (keys, values and framing) are left out; false
+  // if the republication failed (the previous attributes stay).
+  bool SetResource(std::vector<std::pair<std::string, std::string>> attributes);
   Status status();
 
   static constexpr size_t kMaxResourceBytes = 16384;
+  static constexpr size_t kPairOverheadBytes = 12;
 
  private:
   bool PublishLocked();
@@ -72,7 +74,13 @@ class CachedProcessKeys final : public AttributeKeys {
   // Publishes the process context on first use.
   bool Available() override;
 
+  static constexpr size_t kMaxCached = 1024;
+
  private:
+  // The first keys seen, searched linearly (a request's handful of keys
+  // compare faster than they hash), then the rest in a map.
+  static constexpr size_t kLinear = 16;
+  std::vector<std::pair<std::string, int>> first_;
   std::unordered_map<std::string, int> cache_;
   int available_ = -1;  // unknown
 };

@@ -85,6 +85,7 @@ bool ProcessContextMapping::Create() {
     return false;
   }
   header_ = static_cast<ProcessContextHeader*>(p);
+  pid_ = getpid();
   return true;
 }
 
@@ -96,18 +97,31 @@ uint64_t ProcessContextMapping::NextTimestamp() {
   return ns;
 }
 
-void ProcessContextMapping::Name() {
+bool ProcessContextMapping::Name() {
   // Unconditionally, even where it fails (kernels before 5.17 or without
   // CONFIG_ANON_VMA_NAME): the eBPF profiler hooks this prctl to learn that
   // the context was published or updated.
-  prctl(kPrSetVma, kPrSetVmaAnonName, reinterpret_cast<unsigned long>(header_), mapping_bytes_,
-        reinterpret_cast<unsigned long>(kName));
+  return prctl(kPrSetVma, kPrSetVmaAnonName, reinterpret_cast<unsigned long>(header_),
+               mapping_bytes_, reinterpret_cast<unsigned long>(kName)) == 0;
 }
 
 bool ProcessContextMapping::Publish(std::string payload) {
   if (payload.empty() || payload.size() > kMaxPayloadBytes) return false;
+  if (header_ != nullptr && pid_ != getpid()) {
+    // Forked: the parent's mapping is not in this process.
+    header_ = nullptr;
+    kind_ = Kind::kNone;
+  }
   if (header_ == nullptr) {
     if (!Create()) return false;
+    // Anonymous and unnamed, no reader can find it (OTEP 4719: publication
+    // failed).
+    if (kind_ == Kind::kAnonymous && !Name()) {
+      munmap(header_, mapping_bytes_);
+      header_ = nullptr;
+      kind_ = Kind::kNone;
+      return false;
+    }
     payload_ = std::move(payload);
     std::memcpy(header_->signature, kName, sizeof(header_->signature));
     header_->version = kVersion;

@@ -5,6 +5,8 @@
 #ifndef CUSTOMLABELS_CORE_PROCESS_CONTEXT_MAPPING_H_
 #define CUSTOMLABELS_CORE_PROCESS_CONTEXT_MAPPING_H_
 
+#include <sys/types.h>
+
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -53,9 +55,12 @@ class ProcessContextMapping final {
  private:
   bool Create();
   uint64_t NextTimestamp();
-  void Name();
+  bool Name();
 
   ProcessContextHeader* header_ = nullptr;
+  // The process that created the mapping: a child forked without exec has
+  // none (MADV_DONTFORK) and makes its own.
+  pid_t pid_ = 0;
   size_t mapping_bytes_ = 0;
   Kind kind_ = Kind::kNone;
   std::string payload_, previous_;

@@ -81,7 +81,8 @@ bool CollectRecord(SetBuilders* builders, const TraceIds& ids) {
     if (has_ids && (key == "trace_id" || key == "span_id")) return;
     // (A value cut on a character boundary may take a byte or three less
     // than Fits() assumes: then it is only left out a little early.)
-    if (!record.Fits(value.size())) return;
+    // Only a key whose attribute goes in takes a place in the key map.
+    if (!record.Fits(value.size()) || !IsUtf8(value)) return;
     const int index = keys->IndexOf(key);
     if (index >= 0) record.Add(static_cast<uint8_t>(index), value);
   });

@@ -4,6 +4,9 @@
 #include "core/process_context.h"
 
 #include <gtest/gtest.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <array>
@@ -124,6 +127,17 @@ std::string MappingName(const void* address) {
   return "";
 }
 
+// Copies bytes of this process as an external reader does (a raw
+// process_vm_readv: a stale or torn pointer gives EFAULT or stale bytes,
+// never a fault, and sanitizers do not look into the kernel's copy).
+bool CopyFromSelf(uint64_t address, std::string* out, size_t size) {
+  out->assign(size, '\0');
+  iovec local{out->data(), size};
+  iovec remote{reinterpret_cast<void*>(static_cast<uintptr_t>(address)), size};
+  return syscall(SYS_process_vm_readv, getpid(), &local, 1, &remote, 1, 0) ==
+         static_cast<long>(size);
+}
+
 // The OTEP's reading protocol over this process's memory: timestamp (not
 // 0), header and payload, timestamp again (unchanged).
 struct Read {
@@ -137,8 +151,10 @@ Read ReadByProtocol(const ProcessContextHeader* h) {
     if (t1 == 0) continue;
     if (std::memcmp(h->signature, "OTEL_CTX", 8) != 0 || h->version != 2) return {};
     std::atomic_thread_fence(std::memory_order_seq_cst);
-    std::string payload(reinterpret_cast<const char*>(static_cast<uintptr_t>(h->payload)),
-                        h->payload_size);
+    const uint64_t address = __atomic_load_n(&h->payload, __ATOMIC_RELAXED);
+    const uint32_t size = __atomic_load_n(&h->payload_size, __ATOMIC_RELAXED);
+    std::string payload;
+    if (!CopyFromSelf(address, &payload, size)) continue;
     std::atomic_thread_fence(std::memory_order_seq_cst);
     if (__atomic_load_n(&h->monotonic_published_at_ns, __ATOMIC_SEQ_CST) == t1) {
       return {true, t1, payload};
@@ -193,6 +209,26 @@ TEST(ProcessContextMapping, AReaderRacingUpdatesOnlyEverGetsAWholePayload) {
   stop = true;
   writer.join();
   EXPECT_GT(reads, 0);
+}
+
+TEST(ProcessContextMapping, AForkedChildPublishesAMappingOfItsOwn) {
+  ProcessContextMapping m;
+  ASSERT_TRUE(m.Publish(std::string("the parent's payload")));
+  const ProcessContextHeader* parent = m.header();
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    // MADV_DONTFORK: the parent's header is not mapped here; an update must
+    // not write to it but make a new mapping.
+    // (The new mapping may well land where the parent's was.)
+    const bool ok = m.Publish(std::string("the child's own payload")) && m.header() != nullptr &&
+                    ReadByProtocol(m.header()).payload == "the child's own payload";
+    _exit(ok ? 0 : 1);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "status " << status;
+  EXPECT_EQ(ReadByProtocol(parent).payload, "the parent's payload");
 }
 
 TEST(ProcessContext, PublishesOnFirstUseAndRepublishesWhenAKeyIsAppended) {

@@ -28,6 +28,7 @@
 #include <string>
 #include <utility>
 
+#include "fuzz_input.h"
 #include "reader/abi_reader.h"
 #include "reader/label_set_decoder.h"
 #include "reader/label_views.h"
@@ -35,78 +36,15 @@
 #include "reader/report.h"
 #include "reader/sample_table.h"
 
-namespace {
-
-using customlabels::reader::MemorySource;
-
-void Require(bool ok) {
-  if (!ok) std::abort();
-}
-
-class Counting final : public MemorySource {
- public:
-  explicit Counting(const MemorySource& inner) : inner_(inner) {}
-  bool Read(uint64_t address, void* out, size_t size) const override {
-    bytes += size;
-    return inner_.Read(address, out, size);
-  }
-  mutable uint64_t bytes = 0;
-
- private:
-  const MemorySource& inner_;
-};
+using fuzz::Counting;
+using fuzz::Input;
+using fuzz::Require;
+using fuzz::ValidUtf8NoControls;
 
 // The input, little-endian: mode u8, machine u8, limits 4 x u16, pointer,
 // TLS argument, DTV module and offset 4 x u64, profile u8; then up to 16
 // regions: address u64, kind u8, and either (odd kind) length u64 and fill
 // byte u8, or length u16 and that many bytes. Reads past the end give zeros.
-struct Input {
-  const uint8_t* data;
-  size_t size;
-  bool done() const { return size == 0; }
-  uint8_t Byte() {
-    if (size == 0) return 0;
-    --size;
-    return *data++;
-  }
-  uint16_t U16() {
-    const unsigned low = Byte();
-    return static_cast<uint16_t>(low | unsigned{Byte()} << 8);
-  }
-  uint64_t U64() {
-    uint64_t v = 0;
-    for (int i = 0; i < 8; ++i) v |= uint64_t{Byte()} << (8 * i);
-    return v;
-  }
-  std::string Bytes(size_t n) {
-    n = std::min(n, size);
-    std::string out(reinterpret_cast<const char*>(data), n);
-    data += n;
-    size -= n;
-    return out;
-  }
-};
-
-bool ValidUtf8NoControls(const std::string& s, bool newlines) {
-  for (size_t i = 0; i < s.size();) {
-    const auto c = static_cast<unsigned char>(s[i]);
-    if (c < 0x80) {
-      if ((c < 0x20 && !(newlines && c == '\n')) || c == 0x7f) return false;
-      ++i;
-      continue;
-    }
-    size_t n = (c & 0xe0) == 0xc0 ? 2 : (c & 0xf0) == 0xe0 ? 3 : (c & 0xf8) == 0xf0 ? 4 : 0;
-    if (n == 0 || i + n > s.size()) return false;
-    for (size_t k = 1; k < n; ++k) {
-      if ((static_cast<unsigned char>(s[i + k]) & 0xc0) != 0x80) return false;
-    }
-    i += n;
-  }
-  return true;
-}
-
-}  // namespace
-
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace customlabels::reader;  // NOLINT(build/namespaces): this one function
   Input in{data, size};

@@ -7,7 +7,7 @@ const http = require('node:http');
 const { currentLabels } = require('../../..');
 const { labels, instrument } = require('../../../lib/integrations/express');
 
-const kPrefix = Symbol.for('customlabels.express.prefix');
+const kState = Symbol.for('customlabels.express.state.v2');
 
 function serve(app, paths) {
   return new Promise((resolve, reject) => {
@@ -37,7 +37,7 @@ function serve(app, paths) {
 describe.each(['express', 'express4'])('%s', (name) => {
   const express = require(name);
   instrument(express);
-  const show = (req, res) => res.json({ labels: currentLabels(), prefix: req[kPrefix] ?? '' });
+  const show = (req, res) => res.json({ labels: currentLabels(), prefix: req[kState]?.prefix ?? '' });
 
   test('labels() mounted in a router still sees the mounts above it', async () => {
     const app = express();

@@ -55,6 +55,12 @@ test('on the main thread and in the worker the reader sees the span as labels an
     const { trace_id: traceId, span_id: spanId, ...attributes } = labels;
     expect(cp.seen.row.otel).toMatchObject({ trace_id: traceId, span_id: spanId, trace_flags: flags });
     expect(cp.seen.row.otel.attributes).toEqual({ ...attributes, local_root_span_id: localRoot });
+    // The process context the attributes were resolved through (OTEP 4719).
+    expect(cp.seen.row.process_context).toMatchObject({
+      version: 2,
+      schema_version: 'tlsdesc_v1_dev',
+      resource: { 'service.name': 'otel-e2e' },
+    });
   }
   // Every request had its own trace, and its worker task continued it.
   const handlerTraces = new Set(traced.filter((c) => c.name === 'handler').map((c) => c.expect.labels.trace_id));

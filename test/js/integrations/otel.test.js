@@ -144,9 +144,86 @@ test('attach(): labels for the rest of the scope, restored by dispose()', () => 
   span.end();
 });
 
+test('re-activating a span inside its own scope, or clearing it again, reuses the sets built', () => {
+  const span = tracer.startSpan('reused');
+  const ctx = trace.setSpan(ROOT_CONTEXT, span);
+  const address = () => binding.testing.currentSetAddress();
+  context.with(ctx, () => {
+    const own = address();
+    context.with(ctx, () => expect(address()).toBe(own)); // no new set: the same one
+    const cleared = context.with(ROOT_CONTEXT, address);
+    expect(cleared).not.toBe(own);
+    expect(context.with(ROOT_CONTEXT, address)).toBe(cleared); // built once
+  });
+  span.end();
+});
+
+test('uppercase span ids (valid for the API) are published lowercase', () => {
+  const upper = trace.wrapSpanContext({ traceId: 'AB'.repeat(16), spanId: 'CD'.repeat(8), traceFlags: 1 });
+  context.with(trace.setSpan(ROOT_CONTEXT, upper), () => {
+    expect(currentLabels()).toMatchObject({ trace_id: 'ab'.repeat(16), span_id: 'cd'.repeat(8) });
+    expect(currentRecord()).toMatchObject({ traceId: 'ab'.repeat(16), spanId: 'cd'.repeat(8) });
+  });
+});
+
+test('a span continuing a remote parent is its own local root', () => {
+  const remote = trace.wrapSpanContext({ traceId: 'e'.repeat(32), spanId: 'f'.repeat(16), traceFlags: 1, isRemote: true });
+  context.with(trace.setSpan(ROOT_CONTEXT, remote), () =>
+    tracer.startActiveSpan('server', (span) => {
+      expect(currentLabels()).toMatchObject({ trace_id: 'e'.repeat(32), local_root_span_id: span.spanContext().spanId });
+      tracer.startActiveSpan('child', (child) => {
+        expect(currentLabels()).toMatchObject({ span_id: child.spanContext().spanId, local_root_span_id: span.spanContext().spanId });
+        child.end();
+      });
+      span.end();
+    }),
+  );
+});
+
 test('the process context is published once records are used', () => {
   tracer.startActiveSpan('pc', (span) => {
     expect(binding.processContext()).toMatchObject({ state: 'published' });
+    span.end();
+  });
+});
+
+describe('spanLabels that fail never fail the application', () => {
+  const run = (spanLabels) => {
+    const m = new CustomLabelsContextManager({ contextManager: new AsyncLocalStorageContextManager(), spanLabels });
+    const span = tracer.startSpan('failing');
+    const seen = m.with(trace.setSpan(ROOT_CONTEXT, span), () => currentLabels());
+    span.end();
+    return { seen, span };
+  };
+
+  test('a throwing spanLabels: the span keeps its ids, one warning', () => {
+    const emitWarning = jest.spyOn(process, 'emitWarning').mockImplementation(() => {});
+    try {
+      const { seen, span } = run(() => {
+        throw new Error('boom');
+      });
+      expect(seen).toEqual(ids(span));
+      // Labels that are not labels: the same.
+      const bad = run(() => ({ bad: {} }));
+      expect(bad.seen).toEqual(ids(bad.span));
+      expect(emitWarning.mock.calls.map((c) => c[1].code)).toEqual(['CUSTOMLABELS_SPAN_LABELS']);
+    } finally {
+      emitWarning.mockRestore();
+    }
+  });
+
+  test('a spanLabels that activates its own span does not recurse', () => {
+    let calls = 0;
+    const m = new CustomLabelsContextManager({
+      contextManager: new AsyncLocalStorageContextManager(),
+      spanLabels: (span) => {
+        calls++;
+        return m.with(trace.setSpan(ROOT_CONTEXT, span), () => ({ inner: String(currentLabels().span_id === span.spanContext().spanId) }));
+      },
+    });
+    const span = tracer.startSpan('self');
+    expect(m.with(trace.setSpan(ROOT_CONTEXT, span), () => currentLabels())).toEqual({ inner: 'true', ...ids(span) });
+    expect(calls).toBe(1);
     span.end();
   });
 });
