@@ -122,11 +122,14 @@ bool ProcessContextMapping::Publish(std::string payload) {
       kind_ = Kind::kNone;
       return false;
     }
+    // The fields, then the signature (a reader that finds it finds them),
+    // then the timestamp: the commit point, written last (OTEP 4719).
     payload_ = std::move(payload);
-    std::memcpy(header_->signature, kName, sizeof(header_->signature));
     header_->version = kVersion;
     header_->payload_size = static_cast<uint32_t>(payload_.size());
     header_->payload = reinterpret_cast<uintptr_t>(payload_.data());
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+    std::memcpy(header_->signature, kName, sizeof(header_->signature));
     std::atomic_thread_fence(std::memory_order_seq_cst);
     StoreTimestamp(header_, NextTimestamp());
   } else {
