@@ -229,10 +229,14 @@ describe.each(['x64', 'arm64'])('the prebuilt binaries for linux-%s', (arch) => 
     expect(headers).toMatch(/LOAD/);
   });
 
-  test('the addon follows the Custom Label ABI (symbols, TLSDESC relocation, PT_TLS), read by the reader', async () => {
+  test('the addon follows the Custom Label ABI and OTEP 4947 (symbols, TLSDESC relocations, PT_TLS), read by the reader', async () => {
     const r = await run(path.join(root, 'build', 'Release', 'customlabels-reader'), ['check', path.join(dir(), 'customlabels.node')]);
-    expect(r.stdout).toMatch(arch === 'arm64' ? /ok\s+an R_AARCH64_TLSDESC relocation names custom_labels_current_set/ : /ok\s+an R_X86_64_TLSDESC relocation names custom_labels_current_set/);
-    expect(r.stdout).toMatch(/ok\s+PT_TLS is 8 bytes/);
+    const reloc = arch === 'arm64' ? 'R_AARCH64_TLSDESC' : 'R_X86_64_TLSDESC';
+    for (const symbol of ['custom_labels_current_set', 'otel_thread_ctx_v1']) {
+      expect(r.stdout).toMatch(new RegExp(`ok\\s+an ${reloc} relocation names ${symbol}`));
+    }
+    // The two pointers.
+    expect(r.stdout).toMatch(/ok\s+PT_TLS is 16 bytes/);
     expect(r.stdout).not.toMatch(/FAIL/);
     expect(r.code).toBe(0);
   });
