@@ -5,37 +5,9 @@
 //   taskset -c 0 node bench/hops.js <mode>     (modes: see ./modes.js)
 
 const { createMode } = require('./modes');
+const { asyncLoops } = require('./loops');
 
-const { run } = createMode(process.argv[2]);
-const now = () => Number(process.hrtime.bigint());
-
-async function perAwait(requests = 100, awaits = 1000) {
-  const start = now();
-  await Promise.all(
-    Array.from({ length: requests }, (_, i) =>
-      run({ route: '/bench', customer: `c${i}` }, async () => {
-        for (let k = 0; k < awaits; k++) await null;
-      }),
-    ),
-  );
-  return (now() - start) / (requests * awaits);
-}
-
-async function perImmediate(chains = 100, hops = 300) {
-  const start = now();
-  await Promise.all(
-    Array.from({ length: chains }, (_, i) =>
-      run({ route: '/bench', customer: `c${i}` }, () =>
-        new Promise((resolve) => {
-          let k = 0;
-          const hop = () => (++k < hops ? setImmediate(hop) : resolve());
-          setImmediate(hop);
-        }),
-      ),
-    ),
-  );
-  return (now() - start) / (chains * hops);
-}
+const { perAwait, perImmediate } = asyncLoops(createMode(process.argv[2]).run);
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
 

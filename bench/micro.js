@@ -7,37 +7,10 @@ const { createMode } = require('./modes');
 
 const mode = process.argv[2];
 const { run } = createMode(mode);
-const now = () => Number(process.hrtime.bigint());
+const { asyncLoops, now } = require('./loops');
 
-// ns per await: 100 concurrent labelled requests awaiting in turn.
-async function perAwait(requests = 100, awaits = 1000) {
-  const start = now();
-  await Promise.all(
-    Array.from({ length: requests }, (_, i) =>
-      run({ route: '/bench', customer: `c${i}` }, async () => {
-        for (let k = 0; k < awaits; k++) await null;
-      }),
-    ),
-  );
-  return (now() - start) / (requests * awaits);
-}
-
-// ns per setImmediate hop: 100 concurrent labelled chains.
-async function perImmediate(chains = 100, hops = 300) {
-  const start = now();
-  await Promise.all(
-    Array.from({ length: chains }, (_, i) =>
-      run({ route: '/bench', customer: `c${i}` }, () =>
-        new Promise((resolve) => {
-          let k = 0;
-          const hop = () => (++k < hops ? setImmediate(hop) : resolve());
-          setImmediate(hop);
-        }),
-      ),
-    ),
-  );
-  return (now() - start) / (chains * hops);
-}
+// ns per await and per setImmediate hop (./loops.js).
+const { perAwait, perImmediate } = asyncLoops(run);
 
 // ns per synchronous scope with 3 labels, distinct values every call.
 function perSync(calls = 200000) {

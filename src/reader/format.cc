@@ -136,4 +136,14 @@ std::string TextLabels(const std::vector<Label>* labels) {
   return out;
 }
 
+std::string JsonStrings(const std::vector<std::string>& items, uint64_t more) {
+  std::string out = "[";
+  for (size_t i = 0; i < items.size(); ++i) out += (i ? "," : "") + JsonString(items[i]);
+  if (more != 0) {
+    out +=
+        (items.empty() ? "" : ",") + JsonString("and " + std::to_string(more) + " more problems");
+  }
+  return out + "]";
+}
+
 }  // namespace customlabels::reader

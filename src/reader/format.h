@@ -14,6 +14,8 @@ namespace customlabels::reader {
 // sequence b becomes the lone surrogate \udcXX (XX = b), as Python's
 // "surrogateescape" does, so every byte can be recovered.
 std::string JsonString(const std::string& bytes);
+// A JSON array of strings, plus "and N more problems" when `more` is not 0.
+std::string JsonStrings(const std::vector<std::string>& items, uint64_t more);
 // For terminals: printable UTF-8 as is; control and invalid bytes as \xNN.
 std::string TextString(const std::string& bytes);
 // Whether `bytes` is all valid UTF-8 (no overlongs, no surrogates).

@@ -8,16 +8,6 @@ namespace customlabels::reader {
 
 namespace {
 
-std::string JsonList(const std::vector<std::string>& items, uint64_t more) {
-  std::string out = "[";
-  for (size_t i = 0; i < items.size(); ++i) out += (i ? "," : "") + JsonString(items[i]);
-  if (more != 0) {
-    out +=
-        (items.empty() ? "" : ",") + JsonString("and " + std::to_string(more) + " more problems");
-  }
-  return out + "]";
-}
-
 std::string JsonAttributes(const std::vector<OtelAttribute>& attributes) {
   std::string out = "{";
   for (size_t i = 0; i < attributes.size(); ++i) {
@@ -66,7 +56,7 @@ std::string JsonOtel(const OtelView& v) {
     fields.push_back("\"attributes\":" + JsonAttributes(v.attributes));
   }
   if (!v.problems.empty() || v.more_problems != 0) {
-    fields.push_back("\"problems\":" + JsonList(v.problems, v.more_problems));
+    fields.push_back("\"problems\":" + JsonStrings(v.problems, v.more_problems));
   }
   if (!v.error.empty()) fields.push_back("\"error\":" + JsonString(v.error));
   std::string out = "{";
@@ -116,7 +106,7 @@ std::string JsonProcessContext(const ProcessContext& c) {
     out += ",\"attributes\":" + JsonKeyValues(c.attributes);
   }
   if (c.attempts > 1) out += ",\"attempts\":" + std::to_string(c.attempts);
-  if (!c.problems.empty()) out += ",\"problems\":" + JsonList(c.problems, c.more_problems);
+  if (!c.problems.empty()) out += ",\"problems\":" + JsonStrings(c.problems, c.more_problems);
   if (!c.ok()) out += ",\"error\":" + JsonString(c.error);
   return out + "}";
 }

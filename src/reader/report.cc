@@ -26,16 +26,6 @@ std::string QuotedKey(const std::string& key, bool cut) {
   return out + "\"";
 }
 
-std::string JsonStrings(const std::vector<std::string>& items, uint64_t more) {
-  std::string out = "[";
-  for (size_t i = 0; i < items.size(); ++i) out += (i ? "," : "") + JsonString(items[i]);
-  if (more != 0) {
-    out +=
-        (items.empty() ? "" : ",") + JsonString("and " + std::to_string(more) + " more problems");
-  }
-  return out + "]";
-}
-
 std::string LimitSuffix(Limit limit, const char* otherwise) {
   return limit == kLimitNone ? std::string(otherwise) : std::string(" (") + LimitFlag(limit) + ")";
 }

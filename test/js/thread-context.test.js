@@ -47,3 +47,19 @@ test('CUSTOMLABELS_THREAD_CONTEXT=0: no records, no process context, labels as b
   expect(code).toBe(0);
   expect(JSON.parse(stdout)).toEqual({ labels: { route: '/a' }, record: '0', strategy: 'off', mapped: false });
 });
+
+test('the publisher stores both pointers, through one view of the adjacent slots or through two', () => {
+  const { createPublisher } = require('../../lib/publisher');
+  const setSlot = binding.testing.tlsInfo().variableAddress;
+  const recordSlot = slotAddress();
+  expect(binding.tlsSlotPair()).not.toBeNull(); // adjacent in this build
+  for (const b of [binding, Object.create(binding, { tlsSlotPair: { value: () => null } })]) {
+    const publisher = createPublisher(b, true);
+    // Raw words only: nothing dereferences them before they are cleared.
+    publisher.install({ address: 0x1230n, record: 0x4560n });
+    const seen = [binding.testing.peekWord(setSlot), binding.testing.peekWord(recordSlot)];
+    publisher.install(null);
+    expect(seen).toEqual([0x1230n, 0x4560n]);
+    expect([binding.testing.peekWord(setSlot), binding.testing.peekWord(recordSlot)]).toEqual([0n, 0n]);
+  }
+});
