@@ -124,15 +124,14 @@ class CustomLabelsContextManager {
     inner.with = function withLabelledContext(context, fn, thisArg, ...args) {
       const scope = manager._scopeOf(context);
       const run = () => innerWith.call(this, context, fn, thisArg, ...args);
-      return scope === null ? run() : withTraceContext(scope.trace, scope.labels, run);
+      return withTraceContext(scope.trace, scope.labels, run);
     };
     if (typeof inner.attach === 'function') {
       const innerAttach = inner.attach;
       inner.attach = function attachLabelledContext(context) {
         const scope = manager._scopeOf(context);
-        const restore = scope === null ? null : enterTraceContext(scope.trace, scope.labels);
+        const restore = enterTraceContext(scope.trace, scope.labels);
         const token = innerAttach.call(this, context);
-        if (restore === null) return token;
         let disposed = false;
         return {
           dispose() {
@@ -150,8 +149,9 @@ class CustomLabelsContextManager {
     }
   }
 
-  // {trace, labels} to run an activation of `context` under, or null to
-  // leave the labels as they are.
+  // {trace, labels} to run an activation of `context` under (the span's, or
+  // TraceContext.CLEAR and the removals where the context holds no valid
+  // span).
   _scopeOf(context) {
     const span = spanOf(context);
     if (span === undefined) return { trace: TraceContext.CLEAR, labels: this._removals };
