@@ -22,6 +22,8 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include "shape_thread.h"
+
 typedef struct {
   size_t len;
   const unsigned char* buf;
@@ -357,19 +359,12 @@ static void* run_shape(void* arg) {
   pthread_mutex_unlock(&ready_lock);
   // Built at normal priority; spinning at the lowest, so a reader (and the
   // rest of the machine) still gets the CPU.
-  setpriority(PRIO_PROCESS, 0, 19);  // Linux: the calling thread only
   if (s->build == rewriting) {
+    setpriority(PRIO_PROCESS, 0, 19);  // Linux: the calling thread only
     uint64_t state = 987654321;
     for (;;) rewrite_step(&state, 1);
   }
-  volatile uint64_t counter = 0;
-  for (;;) {
-    if (spin) {
-      ++counter;
-    } else {
-      pause();
-    }
-  }
+  stay_forever(spin);
   return NULL;
 }
 

@@ -34,6 +34,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "shape_thread.h"
+
 #ifndef MFD_NOEXEC_SEAL
 #define MFD_NOEXEC_SEAL 0x0008U
 #endif
@@ -360,15 +362,7 @@ static void* run_shape(void* arg) {
   ++ready_count;
   pthread_cond_signal(&ready_cond);
   pthread_mutex_unlock(&ready_lock);
-  setpriority(PRIO_PROCESS, 0, 19);  // Linux: the calling thread only
-  volatile uint64_t counter = 0;
-  for (;;) {
-    if (spin) {
-      ++counter;
-    } else {
-      pause();
-    }
-  }
+  stay_forever(spin);
   return NULL;
 }
 
