@@ -12,6 +12,7 @@
             "src/core/abi.cc",
             "src/core/attribute_key_map.cc",
             "src/core/label_set_builder.cc",
+            "src/core/node_walk.cc",
             "src/core/otel_thread_ctx.cc",
             "src/core/process_context.cc",
             "src/core/process_context_mapping.cc",
@@ -20,6 +21,10 @@
             "src/core/scratch_build.cc",
             "src/core/thread_context_record.cc",
             "src/core/tls_descriptor.cc",
+            # After abi.cc and otel_thread_ctx.cc: the linker lays TLS out in
+            # input order, and their two pointers stay adjacent (one typed
+            # array switches both, lib/publisher.js).
+            "src/core/node_context.cc",
             "src/binding/addon.cc",
             "src/binding/libstdcxx_compat.cc"
           ],

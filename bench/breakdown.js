@@ -10,7 +10,7 @@ const { Encoder } = require('../lib/encoder');
 const { loadBinding } = require('../lib/binding');
 const { withLabels } = require('..');
 
-const binding = loadBinding();
+const { binding } = loadBinding();
 const now = () => Number(process.hrtime.bigint());
 
 function measure(name, fn, calls = 1e6) {
@@ -27,7 +27,7 @@ function measure(name, fn, calls = 1e6) {
 
 const labels = (i) => ({ route: '/bench', customer: `c${i}`, method: 'GET' });
 const updates = new Updates();
-const encoder = new Encoder();
+const encoder = new Encoder(undefined, true);
 readLabels(labels(12345), updates);
 const n = encoder.encode(updates);
 const slab = new ArrayBuffer(1 << 20);

@@ -11,8 +11,11 @@
 //                    otel_thread_ctx_v1)
 //   switcher.js      switching it on every async continuation
 //   trace-context.js trace ids for thread context records (OTEP 4947)
+//   node-context.js  the hook-free walk readers do through V8's continuation
+//                    data, and whether this thread publishes it
 
 const { AsyncLocalStorage } = require('node:async_hooks');
+const { isMainThread } = require('node:worker_threads');
 const errors = require('./errors');
 const { readLabels, LabelReader } = require('./labels');
 const { FrozenCache } = require('./frozen-cache');
@@ -21,6 +24,9 @@ const { SlabWriter } = require('./slab');
 const { createPublisher } = require('./publisher');
 const { createSwitcher } = require('./switcher');
 const { TraceContext } = require('./trace-context');
+const { setUpNodeContext } = require('./node-context');
+const { TRACE_SET } = require('./protocol');
+const { defineLabelSet } = require('./label-set');
 
 // What lib/integrations/otel.js uses and users do not: withTraceContext()
 // and setResource(). On a symbol shared by every copy of the package, as
@@ -31,11 +37,27 @@ function checkCallback(fn) {
   if (typeof fn !== 'function') throw errors.invalidCallback(fn);
 }
 
+const isOff = (v) => v === '0' || v === 'false' || v === 'off';
+
 // OTEP 4947 thread context records are built and published unless
 // CUSTOMLABELS_THREAD_CONTEXT is 0, false or off.
 function threadContextWanted(env) {
-  const v = env.CUSTOMLABELS_THREAD_CONTEXT;
-  return !(v === '0' || v === 'false' || v === 'off');
+  return !isOff(env.CUSTOMLABELS_THREAD_CONTEXT);
+}
+
+// Hooks switch the TLS pointers on every continuation unless
+// CUSTOMLABELS_HOOKS is 0, false or off (configure() decides first).
+function hooksWantedByEnv(env) {
+  return !isOff(env.CUSTOMLABELS_HOOKS);
+}
+
+function checkOptions(options) {
+  if (options === null || typeof options !== 'object') {
+    throw errors.invalidOptions('configure() options', 'an object', options);
+  }
+  if (options.hooks !== undefined && typeof options.hooks !== 'boolean') {
+    throw errors.invalidOptions('options.hooks', 'a boolean', options.hooks);
+  }
 }
 
 // `info.addon`: the file the binding was loaded from; `info.reason`: why
@@ -51,6 +73,48 @@ function createApi(binding, info = {}) {
   const frozen = new FrozenCache();
   const interned = new InternTable();
   const writer = new SlabWriter(binding, records);
+
+  // The thread's mode, decided at its first scope (decide()): whether hooks
+  // switch the TLS pointers, and whether readers can walk to our store.
+  let hooksOption; // configure({ hooks }) on this thread, if called
+  let mode = null;
+
+  // A set that carries nothing of the app's (a record with trace ids only,
+  // or, without records, one label), for the layout probe.
+  function probeSet(Base) {
+    writer.useClass(defineLabelSet(Base));
+    if (records) {
+      const trace = new TraceContext(TRACE_SET);
+      trace.traceId[15] = 1;
+      trace.spanId[7] = 1;
+      return writer.write(null, reader.read({}), trace);
+    }
+    return writer.write(null, reader.read({ 'customlabels.probe': '1' }));
+  }
+
+  function decide() {
+    const wanted = hooksOption ?? binding.hooksDefault() ?? hooksWantedByEnv(process.env);
+    const node = setUpNodeContext(binding, als, probeSet);
+    if (node.state !== 'published') writer.useClass(defineLabelSet());
+    const hooks = wanted || node.state !== 'published';
+    let reason = null;
+    if (!wanted && hooks) reason = `hooks stay on: ${node.reason}`;
+    if (!hooks && records) binding.useNodeSchema(node.layout);
+    mode = Object.freeze({ wanted, hooks, node, reason });
+    return mode;
+  }
+
+  function configure(options) {
+    checkOptions(options);
+    if (options.hooks === undefined) return;
+    if (mode !== null) {
+      if (options.hooks !== mode.wanted) throw errors.configuredLate('hooks');
+      return;
+    }
+    hooksOption = options.hooks;
+    // The main thread's choice is the default of every worker.
+    if (isMainThread) binding.setHooksDefault(options.hooks);
+  }
 
   // The set `labels` makes when merged over `parent` (a LabelSet or null).
   function derive(parent, labels) {
@@ -69,7 +133,9 @@ function createApi(binding, info = {}) {
   }
 
   // Runs fn with `next` installed and as the store of its continuations.
+  // Without hooks only the store: V8 carries it, readers walk to it.
   function runWith(next, fn) {
+    if ((mode ?? decide()).hooks === false) return als.run(next, fn);
     switcher.enable();
     const prev = publisher.current;
     publisher.install(next);
@@ -82,6 +148,7 @@ function createApi(binding, info = {}) {
 
   function withLabels(labels, fn) {
     checkCallback(fn);
+    if (mode === null) decide();
     const store = als.getStore();
     return runWith(derive(store === undefined ? null : store, labels), fn);
   }
@@ -122,6 +189,7 @@ function createApi(binding, info = {}) {
   // TraceContext.CLEAR over a parent that carries no trace runs fn as it is.
   function withTraceContext(trace, labels, fn) {
     checkCallback(fn);
+    if (mode === null) decide();
     const next = traceSet(trace, labels);
     return next === undefined ? fn() : runWith(next, fn);
   }
@@ -132,8 +200,12 @@ function createApi(binding, info = {}) {
   function enterTraceContext(trace, labels) {
     const next = traceSet(trace, labels);
     if (next === undefined) return () => {};
-    switcher.enable();
     const store = als.getStore();
+    if ((mode ?? decide()).hooks === false) {
+      als.enterWith(next);
+      return () => als.enterWith(store);
+    }
+    switcher.enable();
     const prev = publisher.current;
     als.enterWith(next);
     publisher.install(next);
@@ -153,12 +225,15 @@ function createApi(binding, info = {}) {
   }
 
   function currentLabels() {
-    return binding.currentLabels();
+    if (mode === null || mode.hooks) return binding.currentLabels();
+    const store = als.getStore();
+    return store === undefined ? {} : binding.labelsOf(store.slab, store.offset);
   }
 
   return Object.freeze({
     withLabels,
     currentLabels,
+    configure,
     supported: true,
     reason: null,
     [kInternal]: Object.freeze({ withTraceContext, enterTraceContext, setResource, TraceContext, records }),
@@ -166,11 +241,20 @@ function createApi(binding, info = {}) {
     // which addon file publishes them. (A function: the probe behind it runs
     // only when first needed.)
     strategy() {
+      const m = mode ?? decide();
+      const { node } = m;
       return Object.freeze({
-        ...switcher.mode,
-        publish: publisher.viaTypedArray ? 'typed-array' : 'native-call',
+        ...(m.hooks ? switcher.mode : { strategy: 'none' }),
+        hooks: m.hooks,
+        hooksReason: m.reason,
+        publish: !m.hooks ? 'none' : publisher.viaTypedArray ? 'typed-array' : 'native-call',
         addon: info.addon ?? null,
         threadContext: records ? binding.processContext().state : 'off',
+        schema: records ? binding.processContext().schema : null,
+        nodeContext: node.state,
+        nodeContextReason: node.reason,
+        nodeLayout: node.layout,
+        v8Unit: node.unitFile,
       });
     },
   });
@@ -188,9 +272,25 @@ function createUnsupportedApi(reason) {
     currentLabels() {
       return {};
     },
+    configure(options) {
+      checkOptions(options);
+    },
     supported: false,
     reason,
-    strategy: () => Object.freeze({ strategy: 'none', publish: 'none', addon: null, threadContext: 'off' }),
+    strategy: () =>
+      Object.freeze({
+        strategy: 'none',
+        hooks: false,
+        hooksReason: reason,
+        publish: 'none',
+        addon: null,
+        threadContext: 'off',
+        schema: null,
+        nodeContext: 'unavailable',
+        nodeContextReason: reason,
+        nodeLayout: null,
+        v8Unit: null,
+      }),
     [kInternal]: Object.freeze({
       withTraceContext(trace, labels, fn) {
         checkCallback(fn);

@@ -53,6 +53,8 @@ const codes = Object.freeze({
   INVALID_CALLBACK: 'ERR_CUSTOMLABELS_INVALID_CALLBACK',
   INVALID_KEY: 'ERR_CUSTOMLABELS_INVALID_KEY',
   INVALID_VALUE: 'ERR_CUSTOMLABELS_INVALID_VALUE',
+  INVALID_OPTIONS: 'ERR_CUSTOMLABELS_INVALID_OPTIONS',
+  CONFIGURED_LATE: 'ERR_CUSTOMLABELS_CONFIGURED_LATE',
 });
 
 const invalidLabels = (v) => invalid(codes.INVALID_LABELS, 'a plain object or a Map', 'labels', v);
@@ -66,4 +68,24 @@ const invalidValue = (key, v) =>
     v,
   );
 
-module.exports = { codes, describe, invalidLabels, invalidCallback, invalidKey, invalidValue };
+const invalidOptions = (what, expected, v) => invalid(codes.INVALID_OPTIONS, expected, what, v);
+
+// An option that only applies before the thread's first scope.
+function configuredLate(option) {
+  const err = new Error(
+    `configure({ ${option} }) must be called before the first withLabels() of this thread: its mode is decided then`,
+  );
+  err.code = codes.CONFIGURED_LATE;
+  return err;
+}
+
+module.exports = {
+  codes,
+  describe,
+  invalidLabels,
+  invalidCallback,
+  invalidKey,
+  invalidValue,
+  invalidOptions,
+  configuredLate,
+};

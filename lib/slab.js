@@ -22,6 +22,9 @@ function tooLarge(needed) {
 class SlabWriter {
   constructor(binding, records = false) {
     this.binding = binding;
+    // The class of the sets it writes (lib/label-set.js); useClass() swaps
+    // it once the thread's mode is known.
+    this.LabelSet = LabelSet;
     this.encoder = new Encoder(undefined, records);
     this.slab = new ArrayBuffer(SLAB);
     this.offset = 0;
@@ -65,7 +68,11 @@ class SlabWriter {
     encoder.shrink();
     if (address === 0n) return null;
     const traced = trace === null ? parent !== null && parent.traced : trace.op === TRACE_SET;
-    return new LabelSet(target, offset, address, record, traced);
+    return new this.LabelSet(target, offset, address, record, traced);
+  }
+
+  useClass(Class) {
+    this.LabelSet = Class;
   }
 }
 

@@ -9,7 +9,10 @@
 #include <string_view>
 
 #include "../core/abi.h"
+#include "../core/node_context.h"
+#include "../core/node_walk.h"
 #include "../core/otel_thread_ctx.h"
+#include "../core/process_context_payload.h"
 #include "../core/scratch_build.h"
 #include "../core/scratch_protocol.h"
 #include "../core/tls_descriptor.h"
@@ -50,6 +53,7 @@ Addon::Addon(Napi::Env env, Napi::Object exports) {
                                 InstanceMethod("tlsInfo", &Addon::TlsInfo),
                                 InstanceMethod("peekWord", &Addon::PeekWord),
                                 InstanceMethod("currentRecord", &Addon::CurrentRecord),
+                                InstanceMethod("nodeDiscovery", &Addon::NodeDiscovery),
                             });
   DefineAddon(exports, {
                            InstanceMethod("build", &Addon::Build),
@@ -60,6 +64,13 @@ Addon::Addon(Napi::Env env, Napi::Object exports) {
                            InstanceMethod("setResource", &Addon::SetResource),
                            InstanceMethod("processContext", &Addon::ProcessContextStatus),
                            InstanceMethod("currentLabels", &Addon::CurrentLabels),
+                           InstanceMethod("labelsOf", &Addon::LabelsOf),
+                           InstanceMethod("publishNodeContext", &Addon::PublishNodeContext),
+                           InstanceMethod("clearNodeContext", &Addon::ClearNodeContext),
+                           InstanceMethod("walkNodeContext", &Addon::WalkNodeContext),
+                           InstanceMethod("useNodeSchema", &Addon::UseNodeSchema),
+                           InstanceMethod("hooksDefault", &Addon::HooksDefault),
+                           InstanceMethod("setHooksDefault", &Addon::SetHooksDefault),
                            InstanceValue("protocolVersion",
                                          Napi::Number::New(env, core::scratch::kProtocolVersion)),
                            InstanceValue("testing", testing),
@@ -69,9 +80,15 @@ Addon::Addon(Napi::Env env, Napi::Object exports) {
   // can follow the pointer into freed memory.
   napi_add_env_cleanup_hook(env, &Addon::ClearCurrent, this);
   builders_.keys = &keys_;
+  env_ = env;
 }
 
-Addon::~Addon() { ClearCurrent(nullptr); }
+Addon::~Addon() {
+  ClearCurrent(nullptr);
+  ClearNode(nullptr);
+}
+
+void Addon::ClearNode(void*) { core::ClearNodeDiscovery(); }
 
 void Addon::ClearCurrent(void*) {
   core::PublishCurrent(nullptr);
@@ -197,6 +214,8 @@ Napi::Value Addon::ProcessContextStatus(const Napi::CallbackInfo& info) {
       break;
   }
   out.Set("keys", static_cast<double>(s.keys));
+  out.Set("schema", core::ProcessContext::Global().node_schema() ? core::kNodeSchemaVersion
+                                                                 : core::kThreadContextSchemaVersion);
   out.Set("payloadBytes", static_cast<double>(s.payload_bytes));
   return out;
 }
@@ -209,18 +228,158 @@ Napi::Value Addon::CurrentRecord(const Napi::CallbackInfo& info) {
       core::ThreadContextLimits::kHeaderBytes + record->attrs_data_size);
 }
 
-Napi::Value Addon::CurrentLabels(const Napi::CallbackInfo& info) {
-  Napi::Env env = info.Env();
+namespace {
+
+Napi::Object LabelsObject(Napi::Env env, const custom_labels_labelset_t* set) {
   Napi::Object out = Napi::Object::New(env);
-  for (const auto& [key, value] : core::ReadLabelSet(core::LoadCurrent())) {
+  for (const auto& [key, value] : core::ReadLabelSet(set)) {
     // Define rather than assign, so "__proto__" is an ordinary key.
     napi_property_descriptor d{};
     d.name = Napi::String::New(env, key.data(), key.size());
     d.value = Napi::String::New(env, value.data(), value.size());
     d.attributes =
         static_cast<napi_property_attributes>(napi_writable | napi_enumerable | napi_configurable);
-    NAPI_THROW_IF_FAILED(env, napi_define_properties(env, out, 1, &d), Napi::Value());
+    NAPI_THROW_IF_FAILED(env, napi_define_properties(env, out, 1, &d), Napi::Object());
   }
+  return out;
+}
+
+// Reads the 8 bytes at `address` of this process through a pipe: write(2)
+// copies from the address or fails with EFAULT, never faults, and (unlike
+// process_vm_readv) also works under qemu-user, whose guest addresses are
+// not the host's.
+bool ReadOwnWord(uint64_t address, uint64_t* out) {
+  int fds[2];
+  if (pipe2(fds, O_CLOEXEC) != 0) return false;
+  const bool ok = write(fds[1], reinterpret_cast<const void*>(static_cast<uintptr_t>(address)),
+                        sizeof(*out)) == static_cast<ssize_t>(sizeof(*out)) &&
+                  read(fds[0], out, sizeof(*out)) == static_cast<ssize_t>(sizeof(*out));
+  close(fds[0]);
+  close(fds[1]);
+  return ok;
+}
+
+class OwnMemory final : public core::WordSource {
+ public:
+  bool ReadWord(uint64_t address, uint64_t* out) const override {
+    return ReadOwnWord(address, out);
+  }
+};
+
+uint64_t BigIntProperty(Napi::Object o, const char* name) {
+  const Napi::Value v = o.Get(name);
+  if (!v.IsBigInt()) {
+    throw Napi::TypeError::New(o.Env(), std::string(name) + " must be a bigint");
+  }
+  bool lossless = false;
+  return v.As<Napi::BigInt>().Uint64Value(&lossless);
+}
+
+uint32_t Uint32Property(Napi::Object o, const char* name) {
+  const Napi::Value v = o.Get(name);
+  if (!v.IsNumber()) throw Napi::TypeError::New(o.Env(), std::string(name) + " must be a number");
+  return v.As<Napi::Number>().Uint32Value();
+}
+
+core::NodeDiscovery DiscoveryArg(Napi::Value v) {
+  if (!v.IsObject()) throw Napi::TypeError::New(v.Env(), "expected the discovery object");
+  const Napi::Object o = v.As<Napi::Object>();
+  core::NodeDiscovery d;
+  d.cped_slot = BigIntProperty(o, "cpedSlot");
+  d.als_handle = BigIntProperty(o, "alsHandle");
+  d.als_identity_hash = o.Get("alsIdentityHash").As<Napi::Number>().Int32Value();
+  d.undefined_value = BigIntProperty(o, "undefinedValue");
+  return d;
+}
+
+core::NodeLayout LayoutArg(Napi::Value v) {
+  if (!v.IsObject()) throw Napi::TypeError::New(v.Env(), "expected the layout object");
+  const Napi::Object o = v.As<Napi::Object>();
+  core::NodeLayout l;
+  l.tagged_size = Uint32Property(o, "taggedSize");
+  l.js_map_table_offset = Uint32Property(o, "jsMapTableOffset");
+  l.ordered_hash_map_header_size = Uint32Property(o, "orderedHashMapHeaderSize");
+  l.label_set_slot_offset = Uint32Property(o, "labelSetSlotOffset");
+  l.record_slot_offset = Uint32Property(o, "recordSlotOffset");
+  return l;
+}
+
+}  // namespace
+
+Napi::Value Addon::CurrentLabels(const Napi::CallbackInfo& info) {
+  return LabelsObject(info.Env(), core::LoadCurrent());
+}
+
+Napi::Value Addon::LabelsOf(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  bool valid = false;
+  const custom_labels_labelset_t* set =
+      core::SetAt(BufferArg(env, info[0], "label set"), Uint32Arg(env, info[1]), &valid);
+  if (!valid) throw Napi::TypeError::New(env, "not a customlabels label set");
+  return LabelsObject(env, set);
+}
+
+Napi::Value Addon::PublishNodeContext(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  core::NodeDiscovery d = DiscoveryArg(info[0]);
+  d.record_slot_offset = Uint32Arg(env, info[1]);
+  if (d.cped_slot == 0 || d.als_handle == 0 || d.record_slot_offset > 255) {
+    throw Napi::RangeError::New(env, "publishNodeContext(): incomplete discovery data");
+  }
+  if (!node_hook_) {
+    // After the V8 unit's hook that releases the AsyncLocalStorage's handle
+    // (it pins before this is called), so this one runs first: hooks run
+    // last-in first-out, and the gate closes before the handle goes.
+    napi_add_env_cleanup_hook(env_, &Addon::ClearNode, this);
+    node_hook_ = true;
+  }
+  core::PublishNodeDiscovery(d);
+  return env.Undefined();
+}
+
+Napi::Value Addon::ClearNodeContext(const Napi::CallbackInfo& info) {
+  core::ClearNodeDiscovery();
+  return info.Env().Undefined();
+}
+
+Napi::Value Addon::WalkNodeContext(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  const core::WalkResult r =
+      core::WalkNodeContext(OwnMemory(), DiscoveryArg(info[0]), LayoutArg(info[1]));
+  Napi::Object out = Napi::Object::New(env);
+  out.Set("status", core::WalkStatusName(r.status));
+  out.Set("frame", Napi::BigInt::New(env, r.frame));
+  out.Set("value", Napi::BigInt::New(env, r.value));
+  out.Set("labelSet", Napi::BigInt::New(env, r.label_set));
+  out.Set("record", Napi::BigInt::New(env, r.record));
+  return out;
+}
+
+Napi::Value Addon::UseNodeSchema(const Napi::CallbackInfo& info) {
+  return Napi::Boolean::New(info.Env(),
+                            core::ProcessContext::Global().UseNodeSchema(LayoutArg(info[0])));
+}
+
+Napi::Value Addon::HooksDefault(const Napi::CallbackInfo& info) {
+  const int v = core::HooksDefault();
+  if (v < 0) return info.Env().Undefined();
+  return Napi::Boolean::New(info.Env(), v == 1);
+}
+
+Napi::Value Addon::SetHooksDefault(const Napi::CallbackInfo& info) {
+  core::SetHooksDefault(info[0].ToBoolean().Value());
+  return info.Env().Undefined();
+}
+
+Napi::Value Addon::NodeDiscovery(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  const core::NodeDiscovery d = core::LoadNodeDiscovery();
+  Napi::Object out = Napi::Object::New(env);
+  out.Set("cpedSlot", Napi::BigInt::New(env, d.cped_slot));
+  out.Set("alsHandle", Napi::BigInt::New(env, d.als_handle));
+  out.Set("alsIdentityHash", Napi::Number::New(env, d.als_identity_hash));
+  out.Set("recordSlotOffset", Napi::Number::New(env, d.record_slot_offset));
+  out.Set("undefinedValue", Napi::BigInt::New(env, d.undefined_value));
   return out;
 }
 
@@ -231,10 +390,14 @@ Napi::Value Addon::CurrentSetAddress(const Napi::CallbackInfo& info) {
 
 Napi::Value Addon::TlsInfo(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  const bool otel = info.Length() > 0 && info[0].IsString() &&
-                    info[0].As<Napi::String>().Utf8Value() == "otel_thread_ctx_v1";
-  const core::TlsDescriptorInfo t = core::InspectTlsDescriptor(
-      otel ? core::TlsSymbol::kThreadContext : core::TlsSymbol::kCurrentSet);
+  const std::string name =
+      info.Length() > 0 && info[0].IsString() ? info[0].As<Napi::String>().Utf8Value() : "";
+  core::TlsSymbol which = core::TlsSymbol::kCurrentSet;
+  if (name == "otel_thread_ctx_v1") which = core::TlsSymbol::kThreadContext;
+  if (name == "otel_thread_ctx_nodejs_v1") which = core::TlsSymbol::kNodeDiscovery;
+  if (name == "custom_labels_als_handle") which = core::TlsSymbol::kAlsHandle;
+  if (name == "custom_labels_als_identity_hash") which = core::TlsSymbol::kAlsIdentityHash;
+  const core::TlsDescriptorInfo t = core::InspectTlsDescriptor(which);
   auto big = [&env](uintptr_t v) { return Napi::BigInt::New(env, static_cast<uint64_t>(v)); };
   Napi::Object out = Napi::Object::New(env);
   out.Set("found", t.found);
@@ -253,18 +416,8 @@ Napi::Value Addon::PeekWord(const Napi::CallbackInfo& info) {
   bool lossless = false;
   const uint64_t address = info[0].As<Napi::BigInt>().Uint64Value(&lossless);
   if (!lossless) return info.Env().Null();
-  // Through a pipe: write(2) copies from the address or fails with EFAULT,
-  // never faults, and (unlike process_vm_readv) also works under qemu-user,
-  // whose guest addresses are not the host's.
-  int fds[2];
-  if (pipe2(fds, O_CLOEXEC) != 0) return info.Env().Null();
   uint64_t word = 0;
-  const bool ok = write(fds[1], reinterpret_cast<const void*>(static_cast<uintptr_t>(address)),
-                        sizeof(word)) == static_cast<ssize_t>(sizeof(word)) &&
-                  read(fds[0], &word, sizeof(word)) == static_cast<ssize_t>(sizeof(word));
-  close(fds[0]);
-  close(fds[1]);
-  if (!ok) return info.Env().Null();
+  if (!ReadOwnWord(address, &word)) return info.Env().Null();
   return Napi::BigInt::New(info.Env(), word);
 }
 

@@ -42,6 +42,25 @@ class Addon final : public Napi::Addon<Addon> {
   Napi::Value ProcessContextStatus(const Napi::CallbackInfo& info);
   // currentLabels() -> {key: value} read through the ABI pointer.
   Napi::Value CurrentLabels(const Napi::CallbackInfo& info);
+  // labelsOf(slab, offset) -> {key: value} of the set there (hook-free
+  //   threads, whose ABI pointer stays NULL).
+  Napi::Value LabelsOf(const Napi::CallbackInfo& info);
+  // publishNodeContext({cpedSlot, alsHandle, alsIdentityHash,
+  //   undefinedValue}, recordSlotOffset): this thread's
+  //   otel_thread_ctx_nodejs_v1 and the Parca agent's pair (gates last).
+  Napi::Value PublishNodeContext(const Napi::CallbackInfo& info);
+  // clearNodeContext(): clears them, gates first.
+  Napi::Value ClearNodeContext(const Napi::CallbackInfo& info);
+  // walkNodeContext(discovery, layout) -> {status, labelSet, record}: the
+  //   readers' walk (core/node_walk.h) over this process's memory, reading
+  //   through a pipe so that a wrong layout fails instead of faulting.
+  Napi::Value WalkNodeContext(const Napi::CallbackInfo& info);
+  // hooksDefault() -> boolean | undefined; setHooksDefault(on): the
+  //   process-wide choice of hooks (core::HooksDefault).
+  Napi::Value HooksDefault(const Napi::CallbackInfo& info);
+  Napi::Value SetHooksDefault(const Napi::CallbackInfo& info);
+  // useNodeSchema(layout): the process context says nodejs_v1_dev.
+  Napi::Value UseNodeSchema(const Napi::CallbackInfo& info);
   // Test-only, on the `testing` export:
   // currentSetAddress() -> bigint, 0n when NULL.
   Napi::Value CurrentSetAddress(const Napi::CallbackInfo& info);
@@ -52,14 +71,20 @@ class Addon final : public Napi::Addon<Addon> {
   //   process (null if unreadable) without faulting. For tests that look at
   //   raw ABI words and at another thread's slot as an external reader does.
   Napi::Value PeekWord(const Napi::CallbackInfo& info);
+  // nodeDiscovery() -> what this thread publishes in
+  //   otel_thread_ctx_nodejs_v1 (bigints and numbers).
+  Napi::Value NodeDiscovery(const Napi::CallbackInfo& info);
   // currentRecord() -> Buffer: a copy of this thread's thread context record
   //   (header and attributes), or null.
   Napi::Value CurrentRecord(const Napi::CallbackInfo& info);
 
   static void ClearCurrent(void* arg);
+  static void ClearNode(void* arg);
 
   core::CachedProcessKeys keys_;
   core::SetBuilders builders_;
+  napi_env env_ = nullptr;
+  bool node_hook_ = false;
 };
 
 }  // namespace customlabels::binding

@@ -6,6 +6,9 @@
 
 namespace customlabels::core {
 
+static_assert(LabelSetLayout::kSelfOffset == kParcaSetOffset);
+static_assert(LabelSetLayout::kTokenOffset == kParcaTokenOffset);
+
 namespace {
 
 // Linear search is faster than hashing for the handful of labels a request
@@ -107,8 +110,10 @@ custom_labels_labelset_t* LabelSetBuilder::WriteTo(void* buffer, size_t size) co
   header->storage = labels;
   header->count = n;
   header->capacity = n;
-  const unsigned long long magic = LabelSetLayout::kMagic;
-  std::memcpy(base + LabelSetLayout::kMagicOffset, &magic, sizeof(magic));
+  const unsigned long long self = reinterpret_cast<uintptr_t>(base);
+  const unsigned long long token = LabelSetLayout::kToken;
+  std::memcpy(base + LabelSetLayout::kSelfOffset, &self, sizeof(self));
+  std::memcpy(base + LabelSetLayout::kTokenOffset, &token, sizeof(token));
   LabelSetLayout::SetRecord(header, nullptr);
   return header;
 }
@@ -118,10 +123,11 @@ const custom_labels_labelset_t* LabelSetLayout::Validate(const void* buffer, siz
   if (buffer == nullptr || base % 8 != 0 || size < kLabelsOffset) {
     return nullptr;
   }
-  unsigned long long magic = 0;
-  std::memcpy(&magic, static_cast<const unsigned char*>(buffer) + kMagicOffset, sizeof(magic));
+  unsigned long long self = 0, token = 0;
+  std::memcpy(&self, static_cast<const unsigned char*>(buffer) + kSelfOffset, sizeof(self));
+  std::memcpy(&token, static_cast<const unsigned char*>(buffer) + kTokenOffset, sizeof(token));
   const auto* set = static_cast<const custom_labels_labelset_t*>(buffer);
-  if (magic != kMagic || reinterpret_cast<uintptr_t>(set->storage) != base + kLabelsOffset ||
+  if (token != kToken || self != base || reinterpret_cast<uintptr_t>(set->storage) != base + kLabelsOffset ||
       set->count != set->capacity ||
       set->count > (size - kLabelsOffset) / sizeof(custom_labels_label_t)) {
     return nullptr;

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "abi.h"
+#include "node_context.h"
 #include "otel_thread_ctx.h"
 
 namespace customlabels::core {
@@ -70,15 +71,18 @@ class LabelSetBuilder final {
   size_t live_ = 0;
 };
 
-// Layout of a set written by LabelSetBuilder: header, a magic word, the
-// address of the set's thread context record (otel_thread_ctx.h; 0 if it has
-// none), the label array, then the key and value bytes. Readers of the ABI
-// only follow `storage`; the two words between are ours.
+// Layout of a set written by LabelSetBuilder: header, the set's own address,
+// a token, the address of the set's thread context record (otel_thread_ctx.h;
+// 0 if it has none), the label array, then the key and value bytes. Readers
+// of the ABI only follow `storage`. The address and the token are where the
+// Parca agent's Node walk looks for them from the pointer in a wrapper's
+// internal field 0 (node_context.h): that pointer is the set itself.
 struct LabelSetLayout final {
-  static constexpr size_t kMagicOffset = sizeof(custom_labels_labelset_t);
-  static constexpr size_t kRecordOffset = kMagicOffset + 8;
+  static constexpr size_t kSelfOffset = sizeof(custom_labels_labelset_t);
+  static constexpr size_t kTokenOffset = kSelfOffset + 8;
+  static constexpr size_t kRecordOffset = kTokenOffset + 8;
   static constexpr size_t kLabelsOffset = kRecordOffset + 8;
-  static constexpr unsigned long long kMagic = 0x325445534c43ULL;  // "CLSET2"
+  static constexpr unsigned long long kToken = kParcaToken;
 
   // Returns the set at the start of `buffer` if it is a well-formed set
   // written by LabelSetBuilder whose pointers (its record's included) all

@@ -14,6 +14,8 @@ bool ProcessContext::PublishLocked() {
   ProcessContextContents contents;
   contents.resource = resource_;
   contents.attribute_keys = keys_.keys();
+  contents.node_schema = node_schema_;
+  contents.node_layout = node_layout_;
   return mapping_.Publish(EncodeProcessContext(contents));
 }
 
@@ -59,6 +61,23 @@ bool ProcessContext::SetResource(std::vector<std::pair<std::string, std::string>
     return false;
   }
   return true;
+}
+
+bool ProcessContext::UseNodeSchema(const NodeLayout& layout) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (node_schema_) return true;
+  node_schema_ = true;
+  node_layout_ = layout;
+  if (state_ == State::kPublished && !PublishLocked()) {
+    node_schema_ = false;
+    return false;
+  }
+  return true;
+}
+
+bool ProcessContext::node_schema() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return node_schema_;
 }
 
 ProcessContext::Status ProcessContext::status() {

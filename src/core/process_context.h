@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "attribute_key_map.h"
+#include "node_context.h"
 #include "process_context_mapping.h"
 
 namespace customlabels::core {
@@ -51,6 +52,13 @@ class ProcessContext final {
   // beyond kMaxResourceBytes (keys, values and framing) are left out; false
   // if the republication failed (the previous attributes stay).
   bool SetResource(std::vector<std::pair<std::string, std::string>> attributes);
+  // Switches the schema to `nodejs_v1_dev` with `layout` (a thread runs
+  // without hooks, so TLS pointers no longer tell every thread's context);
+  // republishes if published. There is no way back: readers never see a
+  // process switch from the walk to TLS pointers. False if republication
+  // failed (the previous schema stays).
+  bool UseNodeSchema(const NodeLayout& layout);
+  bool node_schema();
   Status status();
 
   static constexpr size_t kMaxResourceBytes = 16384;
@@ -63,6 +71,8 @@ class ProcessContext final {
   State state_ = State::kUnpublished;
   AttributeKeyMap keys_;
   std::vector<std::pair<std::string, std::string>> resource_;
+  bool node_schema_ = false;
+  NodeLayout node_layout_;
   ProcessContextMapping mapping_;
 };
 

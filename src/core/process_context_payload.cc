@@ -13,13 +13,19 @@ namespace field {
 constexpr uint32_t kContextResource = 1, kContextAttributes = 2;
 constexpr uint32_t kResourceAttributes = 1;
 constexpr uint32_t kKeyValueKey = 1, kKeyValueValue = 2;
-constexpr uint32_t kAnyString = 1, kAnyArray = 5;
+constexpr uint32_t kAnyString = 1, kAnyInt = 3, kAnyArray = 5;
 constexpr uint32_t kArrayValues = 1;
 }  // namespace field
 
 std::string StringValue(std::string_view s) {
   ProtobufWriter any;
   any.Bytes(field::kAnyString, s);
+  return any.Take();
+}
+
+std::string IntValue(int64_t v) {
+  ProtobufWriter any;
+  any.Int64(field::kAnyInt, v);
   return any.Take();
 }
 
@@ -46,9 +52,21 @@ std::string EncodeProcessContext(const ProcessContextContents& contents) {
 
   ProtobufWriter out;
   out.Message(field::kContextResource, resource.data());
-  out.Message(field::kContextAttributes,
-              KeyValue(kSchemaVersionKey, StringValue(kThreadContextSchemaVersion)));
+  const char* schema = contents.node_schema ? kNodeSchemaVersion : kThreadContextSchemaVersion;
+  out.Message(field::kContextAttributes, KeyValue(kSchemaVersionKey, StringValue(schema)));
   out.Message(field::kContextAttributes, KeyValue(kAttributeKeyMapKey, key_map.data()));
+  if (contents.node_schema) {
+    const NodeLayout& l = contents.node_layout;
+    const std::pair<const char*, uint32_t> ints[] = {
+        {kRecordOffsetKey, l.record_slot_offset},
+        {kTaggedSizeKey, l.tagged_size},
+        {kMapTableOffsetKey, l.js_map_table_offset},
+        {kHashMapHeaderKey, l.ordered_hash_map_header_size},
+    };
+    for (const auto& [key, value] : ints) {
+      out.Message(field::kContextAttributes, KeyValue(key, IntValue(value)));
+    }
+  }
   return out.Take();
 }
 

@@ -17,6 +17,8 @@
 #include <utility>
 #include <vector>
 
+#include "node_context.h"
+
 namespace customlabels::core {
 
 // The schema of TLS thread context records. OTEP 4947 says "initially
@@ -25,13 +27,31 @@ namespace customlabels::core {
 // profiler's thread-context reader, PR #1229 and its split, whose
 // `supportedThreadCtxSchemaVersion` is this string) accepts only this value.
 inline constexpr const char* kThreadContextSchemaVersion = "tlsdesc_v1_dev";
+// The schema of the Node.js walk (node_context.h): the OpenTelemetry eBPF
+// profiler's design doc "Node.js Thread Context" (PR #1861) says
+// "`nodejs_v1_dev` for experimentation, to become `nodejs_v1` once this doc
+// gets merged"; @datadog/pprof 5.16+ publishes the same value.
+inline constexpr const char* kNodeSchemaVersion = "nodejs_v1_dev";
 inline constexpr const char* kSchemaVersionKey = "threadlocal.schema_version";
 inline constexpr const char* kAttributeKeyMapKey = "threadlocal.attribute_key_map";
+
+// The V8 layout constants an earlier revision of that design doc has readers
+// take from the process context (int values); later revisions fix three of
+// them by schema and move the record slot into otel_thread_ctx_nodejs_v1.
+// Published with `nodejs_v1_dev` for readers of either revision.
+inline constexpr const char* kRecordOffsetKey = "threadlocal.js_object_record_offset";
+inline constexpr const char* kTaggedSizeKey = "threadlocal.tagged_size";
+inline constexpr const char* kMapTableOffsetKey = "threadlocal.js_map_table_offset";
+inline constexpr const char* kHashMapHeaderKey = "threadlocal.ordered_hash_map_header_size";
 
 struct ProcessContextContents {
   // Resource attributes (service.name, ...), string values.
   std::vector<std::pair<std::string, std::string>> resource;
   std::vector<std::string> attribute_keys;
+  // The Node.js walk's layout (schema nodejs_v1_dev), or none
+  // (tlsdesc_v1_dev).
+  bool node_schema = false;
+  NodeLayout node_layout;
 };
 
 std::string EncodeProcessContext(const ProcessContextContents& contents);

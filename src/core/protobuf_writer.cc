@@ -3,6 +3,7 @@
 namespace customlabels::core {
 
 namespace {
+constexpr uint32_t kWireTypeVarint = 0;
 constexpr uint32_t kWireTypeLengthDelimited = 2;
 }  // namespace
 
@@ -18,6 +19,11 @@ void ProtobufWriter::Bytes(uint32_t field, std::string_view bytes) {
   Varint((uint64_t{field} << 3) | kWireTypeLengthDelimited);
   Varint(bytes.size());
   out_.append(bytes.data(), bytes.size());
+}
+
+void ProtobufWriter::Int64(uint32_t field, int64_t value) {
+  Varint((uint64_t{field} << 3) | kWireTypeVarint);
+  Varint(static_cast<uint64_t>(value));
 }
 
 }  // namespace customlabels::core

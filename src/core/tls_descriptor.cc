@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "abi.h"
+#include "node_context.h"
 #include "otel_thread_ctx.h"
 
 namespace customlabels::core {
@@ -117,13 +118,32 @@ uintptr_t ThreadPointer() {
 
 TlsDescriptorInfo InspectTlsDescriptor(TlsSymbol which) {
   TlsDescriptorInfo info;
-  const bool set = which == TlsSymbol::kCurrentSet;
-  Search search{reinterpret_cast<uintptr_t>(&custom_labels_abi_version),
-                set ? "custom_labels_current_set" : "otel_thread_ctx_v1", &info};
+  const char* name = "custom_labels_current_set";
+  uintptr_t address = reinterpret_cast<uintptr_t>(CurrentSlot());
+  switch (which) {
+    case TlsSymbol::kCurrentSet:
+      break;
+    case TlsSymbol::kThreadContext:
+      name = "otel_thread_ctx_v1";
+      address = reinterpret_cast<uintptr_t>(ThreadContextSlot());
+      break;
+    case TlsSymbol::kNodeDiscovery:
+      name = "otel_thread_ctx_nodejs_v1";
+      address = reinterpret_cast<uintptr_t>(&otel_thread_ctx_nodejs_v1);
+      break;
+    case TlsSymbol::kAlsHandle:
+      name = "custom_labels_als_handle";
+      address = reinterpret_cast<uintptr_t>(&custom_labels_als_handle);
+      break;
+    case TlsSymbol::kAlsIdentityHash:
+      name = "custom_labels_als_identity_hash";
+      address = reinterpret_cast<uintptr_t>(&custom_labels_als_identity_hash);
+      break;
+  }
+  Search search{reinterpret_cast<uintptr_t>(&custom_labels_abi_version), name, &info};
   dl_iterate_phdr(Visit, &search);
   info.thread_pointer = ThreadPointer();
-  info.variable_address = set ? reinterpret_cast<uintptr_t>(CurrentSlot())
-                              : reinterpret_cast<uintptr_t>(ThreadContextSlot());
+  info.variable_address = address;
   info.static_tls = info.found && info.thread_pointer + info.argument == info.variable_address;
   return info;
 }

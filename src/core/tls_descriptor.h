@@ -28,10 +28,15 @@ struct TlsDescriptorInfo {
 };
 
 // The addon's thread-local variables.
-enum class TlsSymbol { kCurrentSet, kThreadContext };
+enum class TlsSymbol {
+  kCurrentSet,      // custom_labels_current_set
+  kThreadContext,   // otel_thread_ctx_v1
+  kNodeDiscovery,   // otel_thread_ctx_nodejs_v1 (node_context.h)
+  kAlsHandle,       // custom_labels_als_handle
+  kAlsIdentityHash  // custom_labels_als_identity_hash
+};
 
-// Inspects the calling thread's `which` (custom_labels_current_set or
-// otel_thread_ctx_v1). Never throws; `found` tells whether it worked.
+// Inspects the calling thread's `which`. Never throws; `found` tells whether it worked.
 TlsDescriptorInfo InspectTlsDescriptor(TlsSymbol which = TlsSymbol::kCurrentSet);
 
 // This thread's thread pointer (fs_base on x86-64, tpidr_el0 on aarch64).
