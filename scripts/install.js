@@ -80,6 +80,20 @@ function main() {
       : `the prebuilt binary for ${target} is missing or does not load here`;
   const prebuilt = target === null ? null : path.join(root, 'prebuilds', target, 'customlabels.node');
   buildFromSource(why, prebuilt !== null && fs.existsSync(prebuilt) && loads(prebuilt));
+  if (checkout) buildV8Unit();
+}
+
+// In a checkout, the V8 unit for the Node.js running the install too
+// (scripts/build-v8.js; the package ships it prebuilt instead). It only
+// builds where V8 has AsyncContextFrame's continuation data (Node.js 22+);
+// elsewhere labels go through hooks, as without it.
+function buildV8Unit() {
+  const { buildUnit } = require('./build-v8');
+  try {
+    buildUnit(path.join(path.dirname(process.execPath), '..'));
+  } catch (err) {
+    process.stderr.write(`customlabels: no V8 unit for Node.js ${process.version} (labels switch through hooks): ${err.message.split('\n')[0]}\n`);
+  }
 }
 
 try {

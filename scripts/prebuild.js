@@ -3,6 +3,9 @@
 // Builds the prebuilt binaries shipped in the package:
 //   prebuilds/linux-x64/{customlabels.node,customlabels-reader}
 //   prebuilds/linux-arm64/{customlabels.node,customlabels-reader}
+// and, next to them, the V8 unit for each Node.js line with
+// AsyncContextFrame (V8_UNIT_MAJORS; scripts/build-v8.js):
+//   prebuilds/linux-<arch>/customlabels-v8-abi<N>.node
 // x64 with the host compiler, arm64 cross-compiled with Debian's
 // g++-aarch64-linux-gnu; the readers are linked static (they run on any
 // glibc or musl system). Each build runs in a scratch copy of the sources,
@@ -17,7 +20,13 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 
+const { buildUnit } = require('./build-v8');
+const { nodeDir } = require('./node-versions');
+
 const root = path.join(__dirname, '..');
+// Node.js lines whose AsyncLocalStorage can run on AsyncContextFrame: 22
+// (behind --experimental-async-context-frame), 24 and 26 (by default).
+const V8_UNIT_MAJORS = [22, 24, 26];
 const TOOLCHAINS = {
   x64: { prefix: '', machine: 'X86-64' },
   arm64: { prefix: 'aarch64-linux-gnu-', machine: 'AArch64' },
@@ -79,6 +88,7 @@ function build(arch) {
       const header = execFileSync(`${prefix}readelf`, ['-h', file], { encoding: 'utf8' });
       if (!header.includes(machine)) throw new Error(`${file} is not an ${machine} binary`);
     }
+    for (const major of V8_UNIT_MAJORS) buildUnit(nodeDir(major), { arch, out });
     return out;
   } finally {
     fs.rmSync(work, { recursive: true, force: true });
@@ -90,7 +100,7 @@ function main() {
   for (const arch of arches) {
     if (!(arch in TOOLCHAINS)) throw new Error(`unknown arch ${arch} (x64, arm64)`);
     const out = build(arch);
-    const sizes = FILES.map((f) => `${f} ${(fs.statSync(path.join(out, f)).size / 1024).toFixed(0)} KiB`);
+    const sizes = fs.readdirSync(out).map((f) => `${f} ${(fs.statSync(path.join(out, f)).size / 1024).toFixed(0)} KiB`);
     console.log(`prebuilt ${path.relative(root, out)}: ${sizes.join(', ')}`);
   }
 }

@@ -54,6 +54,7 @@ Addon::Addon(Napi::Env env, Napi::Object exports) {
                                 InstanceMethod("peekWord", &Addon::PeekWord),
                                 InstanceMethod("currentRecord", &Addon::CurrentRecord),
                                 InstanceMethod("nodeDiscovery", &Addon::NodeDiscovery),
+                                InstanceMethod("labelsAtAddress", &Addon::LabelsAtAddress),
                             });
   DefineAddon(exports, {
                            InstanceMethod("build", &Addon::Build),
@@ -317,6 +318,21 @@ Napi::Value Addon::LabelsOf(const Napi::CallbackInfo& info) {
       core::SetAt(BufferArg(env, info[0], "label set"), Uint32Arg(env, info[1]), &valid);
   if (!valid) throw Napi::TypeError::New(env, "not a customlabels label set");
   return LabelsObject(env, set);
+}
+
+Napi::Value Addon::LabelsAtAddress(const Napi::CallbackInfo& info) {
+  bool lossless = false;
+  const uint64_t address = info[0].As<Napi::BigInt>().Uint64Value(&lossless);
+  const auto* set = reinterpret_cast<const custom_labels_labelset_t*>(static_cast<uintptr_t>(address));
+  // Only what this addon wrote: a set that carries its own address and the
+  // token (the layout's own check), never an arbitrary address.
+  uint64_t self = 0, token = 0;
+  if (!lossless || address == 0 || !ReadOwnWord(address + core::LabelSetLayout::kSelfOffset, &self) ||
+      !ReadOwnWord(address + core::LabelSetLayout::kTokenOffset, &token) || self != address ||
+      token != core::LabelSetLayout::kToken) {
+    throw Napi::TypeError::New(info.Env(), "no customlabels label set at that address");
+  }
+  return LabelsObject(info.Env(), set);
 }
 
 Napi::Value Addon::PublishNodeContext(const Napi::CallbackInfo& info) {

@@ -71,6 +71,9 @@ class Addon final : public Napi::Addon<Addon> {
   //   process (null if unreadable) without faulting. For tests that look at
   //   raw ABI words and at another thread's slot as an external reader does.
   Napi::Value PeekWord(const Napi::CallbackInfo& info);
+  // labelsAtAddress(address: bigint) -> {key: value} of the set a reader
+  //   found at `address` (a set this addon wrote and keeps alive).
+  Napi::Value LabelsAtAddress(const Napi::CallbackInfo& info);
   // nodeDiscovery() -> what this thread publishes in
   //   otel_thread_ctx_nodejs_v1 (bigints and numbers).
   Napi::Value NodeDiscovery(const Napi::CallbackInfo& info);

@@ -31,7 +31,7 @@ namespace customlabels::core::scratch {
 // binding's functions and the API object copies of the package share (see
 // lib/binding.js). Bumped on any incompatible change; copies of the package
 // with different versions never share an addon.
-constexpr uint32_t kProtocolVersion = 2;
+constexpr uint32_t kProtocolVersion = 3;
 
 constexpr size_t kAddressOffset = 0;
 constexpr size_t kNextOffsetOffset = 8;

@@ -75,7 +75,7 @@ TEST(Abi, DlopenedModuleGetsStaticTlsThroughItsDescriptor) {
   other.join();
 }
 
-TEST(Abi, ModuleThreadLocalStorageIsTwoPointers) {
+TEST(Abi, ModuleThreadLocalStorageIsThePublishedVariables) {
   const Probe p = LoadProbe();
   ASSERT_NE(p.handle, nullptr) << dlerror();
   struct Found {
@@ -97,8 +97,10 @@ TEST(Abi, ModuleThreadLocalStorageIsTwoPointers) {
       },
       &found);
   ASSERT_TRUE(found.seen);
-  // custom_labels_current_set and otel_thread_ctx_v1.
-  EXPECT_EQ(found.memsz, 2 * sizeof(void*));
+  // custom_labels_current_set, otel_thread_ctx_v1, otel_thread_ctx_nodejs_v1
+  // (32 bytes), custom_labels_als_identity_hash (4, padded to 8) and
+  // custom_labels_als_handle.
+  EXPECT_EQ(found.memsz, 8 * sizeof(void*));
 }
 
 TEST(Abi, PublishIsPerThread) {

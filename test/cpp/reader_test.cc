@@ -149,9 +149,10 @@ void ExpectAbiFound(const ElfFile& elf) {
   ASSERT_TRUE(set);
   EXPECT_EQ(set->type, unsigned{STT_TLS});
   EXPECT_TRUE(elf.FindTlsDescriptor("custom_labels_current_set"));
-  // One pointer, or two once the core also defines otel_thread_ctx_v1.
+  // One pointer, or, once the core also defines otel_thread_ctx_v1 and the
+  // Node.js discovery (otel_thread_ctx_nodejs_v1, the Parca pair), 64 bytes.
   const std::optional<ElfSymbol> otel = elf.FindDynamicSymbol("otel_thread_ctx_v1");
-  EXPECT_EQ(elf.tls_size().value_or(0), otel ? 16u : 8u);
+  EXPECT_EQ(elf.tls_size().value_or(0), otel ? 64u : 8u);
   if (otel) {
     EXPECT_EQ(otel->type, unsigned{STT_TLS});
     EXPECT_EQ(otel->size, 8u);

@@ -12,6 +12,16 @@ const binding = require(addonPath);
 const readelf = (flag) => execFileSync('readelf', ['-W', flag, addonPath], { encoding: 'utf8' });
 const machine = process.arch === 'arm64' ? 'AARCH64' : 'X86_64';
 
+// The addon's thread-local variables, each exported, each reached through a
+// TLSDESC relocation naming it.
+const TLS_SYMBOLS = [
+  'custom_labels_current_set',
+  'otel_thread_ctx_v1',
+  'otel_thread_ctx_nodejs_v1',
+  'custom_labels_als_handle',
+  'custom_labels_als_identity_hash',
+];
+
 describe('customlabels.node on disk', () => {
   test('is named so readers match it (customlabels\\.node$)', () => {
     expect(fs.existsSync(addonPath)).toBe(true);
@@ -40,28 +50,35 @@ describe('customlabels.node on disk', () => {
         'custom_labels_abi_version',
         'custom_labels_current_set',
         'otel_thread_ctx_v1',
+        'otel_thread_ctx_nodejs_v1',
+        'custom_labels_als_handle',
+        'custom_labels_als_identity_hash',
         'napi_register_module_v1',
         'node_api_module_get_api_version_v1',
       ].sort(),
     );
   });
 
-  test.each(['custom_labels_current_set', 'otel_thread_ctx_v1'])(`has an R_${machine}_TLSDESC relocation naming %s`, (name) => {
+  test.each(TLS_SYMBOLS)(`has an R_${machine}_TLSDESC relocation naming %s`, (name) => {
     expect(readelf('-r')).toMatch(new RegExp(`R_${machine}_TLSDESC\\s+[0-9a-f]+\\s+${name}`));
   });
 
-  test('keeps its thread-local storage to the two pointers (PT_TLS memsz 16)', () => {
+  // Two pointers, the 32-byte otel_thread_ctx_nodejs_v1, and the Parca
+  // agent's pointer and int32 (padded): 64 bytes, well inside glibc's static
+  // TLS surplus, which readers that add the descriptor argument to the
+  // thread pointer rely on.
+  test('keeps its thread-local storage to the published variables (PT_TLS memsz 64)', () => {
     const tls = readelf('-l')
       .split('\n')
       .find((l) => l.trim().startsWith('TLS '));
     expect(tls).toBeDefined();
     const memsz = Number.parseInt(tls.trim().split(/\s+/)[5], 16);
-    expect(memsz).toBe(16);
+    expect(memsz).toBe(64);
   });
 });
 
 describe('custom_labels_current_set and otel_thread_ctx_v1 at run time', () => {
-  test.each(['custom_labels_current_set', 'otel_thread_ctx_v1'])('the TLS descriptor of %s resolved to static TLS on the main thread', (symbol) => {
+  test.each(TLS_SYMBOLS)('the TLS descriptor of %s resolved to static TLS on the main thread', (symbol) => {
     const info = binding.testing.tlsInfo(symbol);
     expect(info.found).toBe(true);
     expect(info.modulePath).toBe(addonPath);

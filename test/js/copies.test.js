@@ -109,7 +109,7 @@ test('a copy that speaks another protocol warns, runs without labels and maps no
   expect(out.error).toBe('ERR_CUSTOMLABELS_INVALID_VALUE');
   expect(out.supported).toBe(false);
   expect(out.reason).toBe(`another copy of customlabels holds the label slot of this process: ${first} (protocol ${require('../../lib/protocol').PROTOCOL_VERSION}; this copy speaks 99)`);
-  expect(out.strategy).toEqual({ strategy: 'none', publish: 'none', addon: null, threadContext: 'off' });
+  expect(out.strategy).toMatchObject({ strategy: 'none', hooks: false, publish: 'none', addon: null, threadContext: 'off', nodeContext: 'unavailable' });
   expect(out.mapped).toEqual([first]);
   expect(stderr).toMatch(/CUSTOMLABELS_NO_SLOT.*customlabels runs without labels here/);
 });

@@ -83,7 +83,7 @@ describe('native build() with inputs lib/ never sends', () => {
     const slab = new ArrayBuffer(128);
     binding.build(null, 0, encoder.scratch, n, slab, 64);
     expect(encoder.nextOffset()).toBe(protocol.DID_NOT_FIT);
-    expect(encoder.needed()).toBe(40 + 32 + 3 + 100); // header, magic, record pointer; one label
+    expect(encoder.needed()).toBe(48 + 32 + 3 + 100); // header, own address, token, record pointer; one label
     expect(encoder.address()).toBe(0n);
     expect(new Uint8Array(slab).every((b) => b === 0)).toBe(true);
   });

@@ -66,7 +66,19 @@ describe('a copy of the package with no binary for this machine', () => {
       expect(out.reason).toMatch(
         new RegExp(`^the native addon is missing: no prebuilds/linux-${process.arch}/customlabels\\.node and no local build`),
       );
-      expect(out.strategy).toEqual({ strategy: 'none', publish: 'none', addon: null, threadContext: 'off' });
+      expect(out.strategy).toEqual({
+        strategy: 'none',
+        hooks: false,
+        hooksReason: out.reason,
+        publish: 'none',
+        addon: null,
+        threadContext: 'off',
+        schema: null,
+        nodeContext: 'unavailable',
+        nodeContextReason: out.reason,
+        nodeLayout: null,
+        v8Unit: null,
+      });
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }

@@ -1,0 +1,32 @@
+'use strict';
+
+// Other Node.js versions for builds, tests and benchmarks: the official
+// linux binaries from npm (`npm pack node-linux-<arch>@<major>`), unpacked
+// once into .node-versions/<major> (x64) or .node-versions/<arch>-<major>;
+// bin/node and include/node (the headers the V8 unit builds against) are
+// inside.
+
+const { execFileSync } = require('node:child_process');
+const fs = require('node:fs');
+const path = require('node:path');
+
+const root = path.join(__dirname, '..');
+
+// The folder of Node.js <major> for <arch>, fetched if missing.
+function nodeDir(major, arch = 'x64') {
+  const dir = path.join(root, '.node-versions', arch === 'x64' ? String(major) : `${arch}-${major}`);
+  if (!fs.existsSync(path.join(dir, 'bin', 'node'))) {
+    fs.mkdirSync(dir, { recursive: true });
+    const tgz = execFileSync('npm', ['pack', `node-linux-${arch}@${major}`, '--silent'], { cwd: dir, encoding: 'utf8' })
+      .trim()
+      .split('\n')
+      .pop();
+    execFileSync('tar', ['xzf', tgz, '--strip-components=1'], { cwd: dir });
+    fs.rmSync(path.join(dir, tgz));
+  }
+  return dir;
+}
+
+const nodeVersion = (major) => path.join(nodeDir(major), 'bin', 'node');
+
+module.exports = { nodeDir, nodeVersion };

@@ -1,0 +1,247 @@
+'use strict';
+
+// The hook-free Node.js contract (src/core/node_context.h, lib/node-context.js)
+// on the Node.js running Jest: published where AsyncLocalStorage runs on
+// AsyncContextFrame (24+, 22 with --experimental-async-context-frame), with
+// the walk readers do finding each continuation's set; elsewhere not
+// published, with hooks kept on and a reason. Which applies is known to the
+// test from the Node.js version and flags; the addon finds it out by itself.
+
+const { spawnSync } = require('node:child_process');
+const path = require('node:path');
+const { runNode, root } = require('./helpers');
+
+const major = Number(process.versions.node.split('.')[0]);
+const acfByDefault = major >= 24;
+const acfWithFlag = major >= 22;
+const fixture = path.join(__dirname, 'fixtures', 'node-walk.js');
+
+// Runs the walk fixture; returns its checkpoint lines and its summary.
+function runWalk({ env = {}, args = [] } = {}) {
+  const r = spawnSync(process.execPath, [...args, '--expose-gc', fixture, '--gc'], {
+    cwd: root,
+    env: { ...process.env, ...env },
+    encoding: 'utf8',
+    timeout: 120000,
+  });
+  const lines = r.stdout
+    .trim()
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l));
+  return { r, checkpoints: lines.filter((l) => l.name), done: lines.find((l) => l.done), worker: lines.find((l) => l.worker), errors: lines.filter((l) => l.error) };
+}
+
+function expectEveryCheckpoint(run, { tls, published = true }) {
+  expect(run.errors).toEqual([]);
+  expect(run.r.status).toBe(0);
+  // The scenario's main thread and worker both reached every checkpoint.
+  expect(run.checkpoints.length).toBe(82);
+  for (const c of run.checkpoints) {
+    if (!published) {
+      // Nothing to walk: labels go through the TLS pointer alone.
+      expect({ name: c.name, walk: c.walk, status: c.status, tls: c.tls }).toEqual({ name: c.name, walk: null, status: 'unpublished', tls: c.expect });
+      continue;
+    }
+    // The walk (raw memory, as a reader reads it) lands on exactly the set
+    // the continuation runs under, or on no set outside any scope.
+    expect({ name: c.name, walk: c.walk }).toEqual({ name: c.name, walk: c.expect });
+    expect({ name: c.name, status: c.status }).toEqual({ name: c.name, status: c.expect === null ? expect.stringMatching(/^(no-frame|detached|not-in-frame)$/) : 'found' });
+    expect({ name: c.name, tls: c.tls }).toEqual({ name: c.name, tls: tls ? c.expect : null });
+  }
+}
+
+const modes = [
+  ...(acfByDefault ? [['hooks off', { CUSTOMLABELS_HOOKS: '0' }, []], ['hooks on', {}, []]] : []),
+  ...(major === 22 ? [['hooks off, --experimental-async-context-frame', { CUSTOMLABELS_HOOKS: '0' }, ['--experimental-async-context-frame']]] : []),
+];
+
+// Without AsyncContextFrame (Node.js 18, 20; 22 without the flag) the same
+// scenario, asked to run without hooks, keeps them and publishes no walk.
+if (!acfByDefault) {
+  test('without AsyncContextFrame, CUSTOMLABELS_HOOKS=0 keeps hooks: every continuation\'s set through the TLS pointer, nothing to walk', () => {
+    const run = runWalk({ env: { CUSTOMLABELS_HOOKS: '0' } });
+    expectEveryCheckpoint(run, { tls: true, published: false });
+    expect(run.done.strategy).toMatchObject({ hooks: true, nodeContext: 'unavailable', schema: 'tlsdesc_v1_dev' });
+    expect(run.done.strategy.hooksReason).toMatch(/^hooks stay on: /);
+  });
+}
+
+(modes.length > 0 ? describe.each(modes) : () => () => {})('where AsyncLocalStorage runs on AsyncContextFrame (%s)', (label, env, args) => {
+  const hooksOff = env.CUSTOMLABELS_HOOKS === '0';
+  let run;
+  beforeAll(() => {
+    run = runWalk({ env, args });
+  });
+
+  test('the walk finds every continuation\'s set: awaits, timers, I/O, events, nested scopes, 100 interleaved requests, a worker, under forced full and young GCs', () => {
+    expectEveryCheckpoint(run, { tls: !hooksOff });
+  });
+
+  test('strategy() says which mechanism publishes, and the process context schema follows it', () => {
+    const s = run.done.strategy;
+    expect(s).toMatchObject({ hooks: !hooksOff, nodeContext: 'published', nodeContextReason: null, threadContext: 'published' });
+    expect(s.schema).toBe(hooksOff ? 'nodejs_v1_dev' : 'tlsdesc_v1_dev');
+    expect(s.publish).toBe(hooksOff ? 'none' : 'typed-array');
+    expect(s.v8Unit).toMatch(new RegExp(`customlabels-v8-abi${process.versions.modules}\\.node$`));
+    // Field 1 directly follows field 0 in every wrapper.
+    expect(s.nodeLayout).toEqual({
+      taggedSize: 8,
+      jsMapTableOffset: 24,
+      orderedHashMapHeaderSize: 16,
+      labelSetSlotOffset: s.nodeLayout.recordSlotOffset - 8,
+      recordSlotOffset: major >= 24 ? 40 : 32,
+    });
+  });
+
+  test('each thread publishes its own discovery struct, gate last', () => {
+    const main = run.done.discovery;
+    const worker = run.worker.discovery;
+    for (const d of [main, worker]) {
+      expect(BigInt(d.cpedSlot)).not.toBe(0n);
+      expect(BigInt(d.alsHandle)).not.toBe(0n);
+      expect(d.recordSlotOffset).toBe(run.done.strategy.nodeLayout.recordSlotOffset);
+      // The tagged `undefined`: a heap object pointer.
+      expect(BigInt(d.undefinedValue) & 1n).toBe(1n);
+    }
+    expect(worker.cpedSlot).not.toBe(main.cpedSlot);
+    expect(worker.alsHandle).not.toBe(main.alsHandle);
+    expect(run.worker.strategy.hooks).toBe(!hooksOff);
+  });
+});
+
+describe('the discovery struct as readers read it', () => {
+  test(acfByDefault ? 'raw TLS words: otel_thread_ctx_nodejs_v1 and the Parca pair agree with what was probed; 0 before the first scope' : 'raw TLS words: the gates stay 0 where nothing is published', async () => {
+    const r = await runNode(
+      `const cl = require('.');
+       const b = require('./build/Release/customlabels.node');
+       const word = (sym, off = 0n) => b.testing.peekWord(b.testing.tlsInfo(sym).variableAddress + off);
+       const before = [word('otel_thread_ctx_nodejs_v1'), word('custom_labels_als_handle')];
+       const zero = (v) => v === 0n;
+       cl.withLabels({ a: '1' }, () => {});
+       const s = cl.strategy();
+       const d = b.testing.nodeDiscovery();
+       const w = (off) => word('otel_thread_ctx_nodejs_v1', off);
+       const hashWord = word('custom_labels_als_identity_hash');
+       console.log(JSON.stringify({
+         before: before.map(String),
+         gateClosed: zero(w(0n)),
+         cped: w(0n) === d.cpedSlot, handle: w(8n) === d.alsHandle,
+         hash: Number(BigInt.asIntN(32, w(16n) & 0xffffffffn)) === d.alsIdentityHash,
+         recordSlot: Number((w(16n) >> 32n) & 0xffn) === s.nodeLayout?.recordSlotOffset,
+         reserved: (w(16n) >> 40n) === 0n, undefinedAddr: w(24n) === d.undefinedValue,
+         parcaHandle: word('custom_labels_als_handle') === d.alsHandle,
+         parcaHash: Number(BigInt.asIntN(32, hashWord & 0xffffffffn)) === d.alsIdentityHash,
+         staticTls: ['otel_thread_ctx_nodejs_v1', 'custom_labels_als_handle', 'custom_labels_als_identity_hash'].map((n) => b.testing.tlsInfo(n).staticTls),
+       }));`,
+      { env: { CUSTOMLABELS_HOOKS: '0' } },
+    );
+    expect(r.stderr).toBe('');
+    if (!acfByDefault) {
+      // Nothing published: the struct and the Parca handle read zero, so
+      // the gate keeps every reader out.
+      expect(JSON.parse(r.stdout)).toMatchObject({ before: ['0', '0'], gateClosed: true, parcaHandle: true, staticTls: [true, true, true] });
+      return;
+    }
+    expect(JSON.parse(r.stdout)).toEqual({
+      before: ['0', '0'],
+      gateClosed: false,
+      cped: true,
+      handle: true,
+      hash: true,
+      recordSlot: true,
+      reserved: true,
+      undefinedAddr: true,
+      parcaHandle: true,
+      parcaHash: true,
+      staticTls: [true, true, true],
+    });
+  });
+});
+
+describe('hooks off', () => {
+  // Counts the hooks anything installs, from before customlabels loads.
+  const counting = `
+    const ah = require('node:async_hooks'); const v8 = require('node:v8');
+    const counts = { asyncHooks: 0, promiseHooks: 0 };
+    const createHook = ah.createHook; ah.createHook = (...a) => (counts.asyncHooks++, createHook(...a));
+    const ph = v8.promiseHooks.createHook; v8.promiseHooks.createHook = (...a) => (counts.promiseHooks++, ph(...a));
+    const cl = require('.');
+    (async () => {
+      for (let i = 0; i < 3; i++) await cl.withLabels({ i: String(i) }, async () => { await null; await new Promise((r) => setTimeout(r, 1)); });
+      console.log(JSON.stringify({ counts, hooks: cl.strategy().hooks, reason: cl.strategy().hooksReason }));
+    })();`;
+
+  test(acfByDefault ? 'installs no async hook and no promise hook' : 'cannot apply without AsyncContextFrame: hooks stay on and strategy() says why', async () => {
+    const r = await runNode(counting, { env: { CUSTOMLABELS_HOOKS: '0' } });
+    const out = JSON.parse(r.stdout);
+    if (acfByDefault) {
+      expect(out).toEqual({ counts: { asyncHooks: 0, promiseHooks: 0 }, hooks: false, reason: null });
+    } else {
+      expect(out.hooks).toBe(true);
+      expect(out.counts.asyncHooks).toBeGreaterThan(0);
+      expect(out.reason).toMatch(
+        major >= 22 ? /^hooks stay on: AsyncLocalStorage is not backed by AsyncContextFrame/ : /^hooks stay on: no V8 unit for this Node\.js ABI/,
+      );
+    }
+  });
+
+  test('with hooks on (the default) the same code installs its hooks', async () => {
+    const r = await runNode(counting);
+    const out = JSON.parse(r.stdout);
+    expect(out.hooks).toBe(true);
+    expect(out.counts.asyncHooks).toBeGreaterThan(0);
+  });
+
+  test('configure({ hooks: false }) before the first scope does what CUSTOMLABELS_HOOKS=0 does, and workers follow the main thread', async () => {
+    const r = await runNode(`
+      const cl = require('.');
+      const { Worker } = require('node:worker_threads');
+      cl.configure({ hooks: false });
+      cl.withLabels({ a: '1' }, () => {});
+      const src = 'const cl = require(' + JSON.stringify(process.cwd()) + '); cl.withLabels({ b: 2 }, () => {});' +
+        "require('node:worker_threads').parentPort.postMessage(cl.strategy().hooks)";
+      const w = new Worker(src, { eval: true });
+      w.once('message', (workerHooks) => console.log(JSON.stringify({ main: cl.strategy().hooks, worker: workerHooks, schema: cl.strategy().schema })));`);
+    expect(JSON.parse(r.stdout)).toEqual(
+      acfByDefault ? { main: false, worker: false, schema: 'nodejs_v1_dev' } : { main: true, worker: true, schema: 'tlsdesc_v1_dev' },
+    );
+  });
+
+  test('CUSTOMLABELS_NODE_CONTEXT=0 keeps the V8 unit out: hooks stay on, and strategy() says why', async () => {
+    const r = await runNode(`const cl = require('.'); cl.withLabels({ a: '1' }, () => {}); console.log(JSON.stringify(cl.strategy()));`, {
+      env: { CUSTOMLABELS_HOOKS: '0', CUSTOMLABELS_NODE_CONTEXT: '0' },
+    });
+    expect(JSON.parse(r.stdout)).toMatchObject({ hooks: true, nodeContext: 'unavailable', hooksReason: 'hooks stay on: CUSTOMLABELS_NODE_CONTEXT is off', schema: 'tlsdesc_v1_dev', v8Unit: null });
+  });
+
+  // Node.js 24+ turns it off with --no-async-context-frame; 22 runs without
+  // it unless asked.
+  test('AsyncLocalStorage without AsyncContextFrame is detected by the feature test, not assumed from the version', async () => {
+    const r = await runNode(`const cl = require('.'); cl.withLabels({ a: '1' }, () => {}); console.log(JSON.stringify(cl.strategy()));`, {
+      env: { CUSTOMLABELS_HOOKS: '0' },
+      args: acfByDefault ? ['--no-async-context-frame'] : [],
+    });
+    const s = JSON.parse(r.stdout);
+    expect(s).toMatchObject({ hooks: true, nodeContext: 'unavailable' });
+    expect(s.nodeContextReason).toMatch(acfWithFlag ? /^AsyncLocalStorage is not backed by AsyncContextFrame/ : /^no V8 unit for this Node\.js ABI/);
+  });
+});
+
+describe('configure()', () => {
+  test('bad options are TypeErrors with a stable code; a change after the first scope is refused, the same value is not', async () => {
+    const r = await runNode(`
+      const cl = require('.');
+      const codes = [];
+      for (const bad of [null, 'x', { hooks: 'no' }, { hooks: 1 }]) { try { cl.configure(bad); codes.push('none'); } catch (e) { codes.push(e.code + ':' + (e instanceof TypeError)); } }
+      cl.withLabels({ a: '1' }, () => {});
+      const hooks = cl.strategy().hooks;
+      let late; try { cl.configure({ hooks: !hooks }); late = 'none'; } catch (e) { late = e.code; }
+      cl.configure({});
+      console.log(JSON.stringify({ codes, late }));`);
+    expect(JSON.parse(r.stdout)).toEqual({
+      codes: Array(4).fill('ERR_CUSTOMLABELS_INVALID_OPTIONS:true'),
+      late: 'ERR_CUSTOMLABELS_CONFIGURED_LATE',
+    });
+  });
+});
