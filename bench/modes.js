@@ -7,6 +7,11 @@
 //   floor   als plus *empty* hooks of the kinds customlabels installs, so
 //           the table shows which part of the cost is customlabels' own
 //   labels  customlabels.withLabels
+//   labels-nohooks  the same without hooks (CUSTOMLABELS_HOOKS=0): readers
+//           walk V8's continuation data (Node.js 22+ with AsyncContextFrame)
+//   datadog the peer: @datadog/pprof's ThreadContext (the same hook-free
+//           contract), a new context per scope with the labels' values as
+//           attributes, run through its own AsyncLocalStorage
 // run(labels, fn) runs fn in the mode's scope.
 
 const { AsyncLocalStorage, createHook } = require('node:async_hooks');
@@ -51,6 +56,21 @@ function createMode(name) {
     case 'labels': {
       const { withLabels } = require('..');
       return { run: withLabels };
+    }
+    case 'labels-nohooks': {
+      const cl = require('..');
+      cl.configure({ hooks: false });
+      return { run: cl.withLabels };
+    }
+    case 'datadog': {
+      const { ThreadContext } = require('@datadog/pprof').otelThreadCtx;
+      const traceId = new Uint8Array(16);
+      const spanId = new Uint8Array(8);
+      traceId[15] = 1;
+      spanId[7] = 1;
+      return {
+        run: (labels, fn) => new ThreadContext(traceId, spanId, 1, Object.values(labels)).run(fn),
+      };
     }
     default:
       throw new Error(`unknown mode ${name}`);

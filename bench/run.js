@@ -6,7 +6,7 @@
 //   npm run bench                       # this node, Node 24 and Node 26, 5 runs
 //   npm run bench -- --runs 7 --write   # and update bench/README.md
 //   npm run bench -- --only integrations --node 20 --node 24 --node 26 --runs 5
-//   options: --runs N, --only micro|http|integrations|thread-context
+//   options: --runs N, --only micro|http|integrations|thread-context|nohooks
 //            (comma-separated for several), --node PATH|MAJOR (repeatable; a major version other
 //            than this node's is fetched once into .node-versions/MAJOR),
 //            --write, --from bench/results/latest.json (re-render saved results)
@@ -30,7 +30,7 @@ const opt = (name, fallback) => {
 };
 const runs = Number(opt('--runs', 5));
 const only = opt('--only', null);
-const SUITES = ['micro', 'http', 'integrations', 'thread-context'];
+const SUITES = ['micro', 'http', 'integrations', 'thread-context', 'nohooks'];
 const suites = only === null ? SUITES : only.split(',');
 for (const s of suites) if (!SUITES.includes(s)) throw new Error(`--only: unknown suite ${s} (expected ${SUITES.join(', ')})`);
 const write = args.includes('--write');
@@ -165,6 +165,7 @@ async function benchNode(node) {
     }
   }
   if (suites.includes('thread-context')) result.threadContext = await benchThreadContext(node);
+  if (suites.includes('nohooks')) result.nohooks = await benchNoHooks(node);
   return result;
 }
 
@@ -224,6 +225,85 @@ async function benchThreadContext(node) {
       recordsOnToOff: ratioOf('otel customlabels-cm', 'otel customlabels-cm, records off', 'us'),
     },
   };
+}
+
+// Issue #17: customlabels without hooks (readers walk V8's continuation
+// data) against AsyncLocalStorage alone, against itself with hooks, and
+// against the peer writing the same contract (@datadog/pprof's
+// ThreadContext), all in the same runs (fresh processes, rotating order);
+// ratios are medians of the per-run ratios to `als`.
+const NOHOOKS_MODES = ['als', 'labels', 'labels-nohooks', 'datadog'];
+async function benchNoHooks(node) {
+  const cases = {};
+  for (const mode of NOHOOKS_MODES) {
+    cases[`hops ${mode}`] = () => runJson(node, 'hops.js', [mode]);
+    cases[`new-set ${mode}`] = () => runJson(node, 'new-set.js', [mode]);
+    for (const f of ['express', 'fastify']) cases[`${f} ${mode}`] = () => runHttp(node, f, mode).then((us) => ({ us }));
+  }
+  const HOOKS_OFF = { ...process.env, CUSTOMLABELS_HOOKS: '0' };
+  for (const [name, env] of [['als-cm', process.env], ['customlabels-cm', process.env], ['customlabels-cm nohooks', HOOKS_OFF]]) {
+    cases[`otel ${name}`] = () => runHttp(node, 'otel', name.split(' ')[0], { env }).then((us) => ({ us }));
+  }
+  const samples = {};
+  const names = Object.keys(cases);
+  for (let r = 0; r < runs; r++) {
+    for (const name of rotate(names, r)) {
+      const m = await cases[name]();
+      for (const [k, v] of Object.entries(m)) if (typeof v === 'number') ((samples[name] ||= {})[k] ||= []).push(v);
+    }
+    process.stderr.write(`  ${version(node)} nohooks run ${r + 1}/${runs}\n`);
+  }
+  const rows = {};
+  const metric = (kind, k, label) => {
+    rows[label] = {};
+    for (const mode of NOHOOKS_MODES) {
+      const xs = samples[`${kind} ${mode}`][k];
+      const base = samples[`${kind} als`][k];
+      rows[label][mode] = { value: median(xs), ratio: median(xs.map((x, i) => x / base[i])) };
+    }
+  };
+  metric('hops', 'awaitNs', 'ns per await (100 concurrent requests)');
+  metric('hops', 'immediateNs', 'ns per setImmediate hop (100 chains)');
+  metric('new-set', 'newSetNs', 'ns per new 3-label set (sync scope, new values)');
+  metric('express', 'us', 'Express 5 server CPU µs/request');
+  metric('fastify', 'us', 'Fastify 5 server CPU µs/request');
+  const otel = (m) => samples[`otel ${m}`].us;
+  const otelRatio = (m) => median(otel(m).map((x, i) => x / otel('als-cm')[i]));
+  rows.otel = {
+    als: median(otel('als-cm')),
+    hooks: median(otel('customlabels-cm')),
+    nohooks: median(otel('customlabels-cm nohooks')),
+    hooksRatio: otelRatio('customlabels-cm'),
+    nohooksRatio: otelRatio('customlabels-cm nohooks'),
+  };
+  return rows;
+}
+
+function noHooksTable(results) {
+  const rs = results.filter((r) => r.nohooks);
+  const head = ['', ...rs.map((r) => `Node ${r.node}: ALS / labels, hooks / labels, no hooks / Datadog (÷ ALS)`)];
+  const lines = [`| ${head.join(' | ')} |`, `|${head.map(() => '---').join('|')}|`];
+  const labels = Object.keys(rs[0].nohooks).filter((k) => k !== 'otel');
+  const fmt = (v) => (v < 20 ? v.toFixed(1) : v.toFixed(0));
+  for (const label of labels) {
+    lines.push(
+      `| ${label} | ${rs
+        .map((r) => {
+          const m = r.nohooks[label];
+          return `${NOHOOKS_MODES.map((k) => fmt(m[k].value)).join(' / ')} (${['labels', 'labels-nohooks', 'datadog'].map((k) => `${k === 'labels-nohooks' ? '**' : ''}${m[k].ratio.toFixed(2)}×${k === 'labels-nohooks' ? '**' : ''}`).join(' / ')})`;
+        })
+        .join(' | ')} |`,
+    );
+  }
+  lines.push(
+    `| OpenTelemetry HTTP server CPU µs/request: ALS context manager / customlabels/otel, hooks / no hooks (÷ ALS context manager) | ${rs
+      .map((r) => {
+        const o = r.nohooks.otel;
+        return `${f1(o.als)} / ${f1(o.hooks)} / ${f1(o.nohooks)} (${o.hooksRatio.toFixed(2)}× / **${o.nohooksRatio.toFixed(2)}×**)`;
+      })
+      .join(' | ')} |`,
+  );
+  return lines.join('\n');
 }
 
 // Issue #13 table: one column per Node.js version.
@@ -339,6 +419,7 @@ function replaceBetween(file, name, body) {
   const hasMain = results.some((r) => Object.keys(r.micro).length > 0 || Object.keys(r.http).length > 0);
   const hasIntegrations = results.some((r) => Object.keys(r.integrations ?? {}).length > 0);
   const mdThreadContext = results.some((r) => r.threadContext) ? threadContextTable(results) : null;
+  const mdNoHooks = results.some((r) => r.nohooks) ? noHooksTable(results) : null;
   const md = hasMain ? table(results) : null;
   const mdIntegrations = hasIntegrations ? integrationsTable(results) : null;
   const date = saved === null ? new Date().toISOString().slice(0, 10) : saved.date;
@@ -346,7 +427,7 @@ function replaceBetween(file, name, body) {
   const cpu = saved?.cpu ?? `${os.cpus()[0].model} (${cpus} CPUs)`;
   const load = saved?.loadavg ?? os.loadavg().map((l) => l.toFixed(2)).join(' ');
   const header = `Measured ${date} on ${cpu}, medians of ${saved?.runs ?? runs} runs, \`${command}\` (load average at the end: ${load}).`;
-  console.log([header, md, mdIntegrations, mdThreadContext].filter((t) => t !== null).join('\n\n'));
+  console.log([header, md, mdIntegrations, mdThreadContext, mdNoHooks].filter((t) => t !== null).join('\n\n'));
   if (saved === null) {
     fs.mkdirSync(path.join(__dirname, 'results'), { recursive: true });
     const name = only === null ? 'latest.json' : `latest-${suites.join('+')}.json`;
@@ -357,6 +438,7 @@ function replaceBetween(file, name, body) {
     if (md !== null) replaceBetween(readme, 'results', `${header}\n\n${md}`);
     if (mdIntegrations !== null) replaceBetween(readme, 'integrations', `${header}\n\n${mdIntegrations}`);
     if (mdThreadContext !== null) replaceBetween(readme, 'thread-context', `${header}\n\n${mdThreadContext}`);
+    if (mdNoHooks !== null) replaceBetween(readme, 'nohooks', `${header}\n\n${mdNoHooks}`);
   }
 })().catch((err) => {
   console.error(err);

@@ -2,5 +2,5 @@
 // share one AsyncLocalStorage and one label switcher.
 import api from './index.js';
 
-export const { withLabels, currentLabels, supported, reason, strategy } = api;
+export const { withLabels, currentLabels, configure, supported, reason, strategy } = api;
 export default api;

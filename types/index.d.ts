@@ -24,10 +24,45 @@ export type Labels = { readonly [key: string]: LabelValue } | ReadonlyMap<string
 export function withLabels<T>(labels: Labels, fn: () => T): T;
 
 /**
- * The labels `custom_labels_current_set` points to on the calling thread
- * right now, decoded as UTF-8; `{}` when none are published.
+ * The labels of the running scope as readers see them, decoded as UTF-8:
+ * with hooks, what `custom_labels_current_set` points to on the calling
+ * thread; without hooks, the set in the store readers walk to. `{}` when
+ * none are published.
  */
 export function currentLabels(): Record<string, string>;
+
+export interface Options {
+  /**
+   * Whether async hooks switch `custom_labels_current_set` and
+   * `otel_thread_ctx_v1` on every continuation (default: true, or
+   * `CUSTOMLABELS_HOOKS=0` for false). False takes effect where readers can
+   * walk V8's continuation data instead (AsyncLocalStorage on
+   * AsyncContextFrame: Node.js 24+, 22 with a flag); elsewhere hooks stay on
+   * and `strategy().hooksReason` says why. Called on the main thread, it is
+   * also the default of worker threads.
+   */
+  readonly hooks?: boolean;
+}
+
+/**
+ * Sets options for the calling thread; call it before the thread's first
+ * `withLabels`, which decides its mode.
+ * @throws {TypeError} `ERR_CUSTOMLABELS_INVALID_OPTIONS` for a bad option;
+ *   {Error} `ERR_CUSTOMLABELS_CONFIGURED_LATE` for another `hooks` value
+ *   after the first scope.
+ */
+export function configure(options: Options): void;
+
+/** The V8 layout readers of the Node.js walk rely on, as probed in this process. */
+export interface NodeLayout {
+  readonly taggedSize: number;
+  readonly jsMapTableOffset: number;
+  readonly orderedHashMapHeaderSize: number;
+  /** Wrapper internal field 0: the label set (the Parca agent's walk). */
+  readonly labelSetSlotOffset: number;
+  /** Wrapper internal field 1: the OTEP 4947 record (`nodejs_v1_dev`). */
+  readonly recordSlotOffset: number;
+}
 
 /**
  * False where labels cannot be published (not Linux x86-64/aarch64, no
@@ -53,6 +88,18 @@ export interface Strategy {
    * mapping holds the process context: no records) or 'failed'.
    */
   readonly threadContext: 'off' | 'unpublished' | 'published' | 'other-publisher' | 'failed';
+  /** The process context's `threadlocal.schema_version`, or null without records. */
+  readonly schema: 'tlsdesc_v1_dev' | 'nodejs_v1_dev' | null;
+  /** Whether hooks switch the TLS pointers on this thread. */
+  readonly hooks: boolean;
+  /** Why hooks stay on although they were turned off, or null. */
+  readonly hooksReason: string | null;
+  /** Whether this thread publishes the walk through V8's continuation data. */
+  readonly nodeContext: 'published' | 'unavailable';
+  readonly nodeContextReason: string | null;
+  readonly nodeLayout: NodeLayout | null;
+  /** The V8 unit file loaded for this Node.js ABI, or null. */
+  readonly v8Unit: string | null;
   readonly storeVisibleInBefore?: boolean;
   readonly asyncHooksTrackPromises?: boolean;
 }
