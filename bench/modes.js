@@ -7,6 +7,9 @@
 //   floor   als plus *empty* hooks of the kinds customlabels installs, so
 //           the table shows which part of the cost is customlabels' own
 //   labels  customlabels.withLabels
+//   labels-plain  withLabels with hooks and without the V8 unit
+//           (CUSTOMLABELS_NODE_CONTEXT=0): label sets are plain objects, not
+//           wrappers, as before issue #17
 //   labels-nohooks  the same without hooks (CUSTOMLABELS_HOOKS=0): readers
 //           walk V8's continuation data (Node.js 22+ with AsyncContextFrame)
 //   datadog the peer: @datadog/pprof's ThreadContext (the same hook-free
@@ -54,6 +57,11 @@ function createMode(name) {
       };
     }
     case 'labels': {
+      const { withLabels } = require('..');
+      return { run: withLabels };
+    }
+    case 'labels-plain': {
+      process.env.CUSTOMLABELS_NODE_CONTEXT = '0';
       const { withLabels } = require('..');
       return { run: withLabels };
     }

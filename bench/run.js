@@ -235,6 +235,8 @@ async function benchThreadContext(node) {
 const NOHOOKS_MODES = ['als', 'labels', 'labels-nohooks', 'datadog'];
 async function benchNoHooks(node) {
   const cases = {};
+  // With hooks, what the wrapper costs: label sets as plain objects.
+  for (const f of ['express', 'fastify']) cases[`${f} labels-plain`] = () => runHttp(node, f, 'labels-plain').then((us) => ({ us }));
   for (const mode of NOHOOKS_MODES) {
     cases[`hops ${mode}`] = () => runJson(node, 'hops.js', [mode]);
     cases[`new-set ${mode}`] = () => runJson(node, 'new-set.js', [mode]);
@@ -267,6 +269,12 @@ async function benchNoHooks(node) {
   metric('new-set', 'newSetNs', 'ns per new 3-label set (sync scope, new values)');
   metric('express', 'us', 'Express 5 server CPU µs/request');
   metric('fastify', 'us', 'Fastify 5 server CPU µs/request');
+  rows.wrapper = Object.fromEntries(
+    ['express', 'fastify'].map((f) => {
+      const [w, p] = [samples[`${f} labels`].us, samples[`${f} labels-plain`].us];
+      return [f, { wrapper: median(w), plain: median(p), ratio: median(w.map((x, i) => x / p[i])) }];
+    }),
+  );
   const otel = (m) => samples[`otel ${m}`].us;
   const otelRatio = (m) => median(otel(m).map((x, i) => x / otel('als-cm')[i]));
   rows.otel = {
@@ -283,7 +291,7 @@ function noHooksTable(results) {
   const rs = results.filter((r) => r.nohooks);
   const head = ['', ...rs.map((r) => `Node ${r.node}: ALS / labels, hooks / labels, no hooks / Datadog (÷ ALS)`)];
   const lines = [`| ${head.join(' | ')} |`, `|${head.map(() => '---').join('|')}|`];
-  const labels = Object.keys(rs[0].nohooks).filter((k) => k !== 'otel');
+  const labels = Object.keys(rs[0].nohooks).filter((k) => k !== 'otel' && k !== 'wrapper');
   const fmt = (v) => (v < 20 ? v.toFixed(1) : v.toFixed(0));
   for (const label of labels) {
     lines.push(
@@ -303,6 +311,16 @@ function noHooksTable(results) {
       })
       .join(' | ')} |`,
   );
+  for (const [f, name] of [['express', 'Express 5'], ['fastify', 'Fastify 5']]) {
+    lines.push(
+      `| ${name} with hooks: label sets as plain objects / as wrappers, µs/request (wrappers ÷ plain) | ${rs
+        .map((r) => {
+          const w = r.nohooks.wrapper[f];
+          return `${f1(w.plain)} / ${f1(w.wrapper)} (**${w.ratio.toFixed(2)}×**)`;
+        })
+        .join(' | ')} |`,
+    );
+  }
   return lines.join('\n');
 }
 

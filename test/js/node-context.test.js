@@ -9,7 +9,7 @@
 
 const { spawnSync } = require('node:child_process');
 const path = require('node:path');
-const { runNode, root } = require('./helpers');
+const { runNode, root, testIf } = require('./helpers');
 
 const major = Number(process.versions.node.split('.')[0]);
 const acfByDefault = major >= 24;
@@ -243,5 +243,67 @@ describe('configure()', () => {
       codes: Array(4).fill('ERR_CUSTOMLABELS_INVALID_OPTIONS:true'),
       late: 'ERR_CUSTOMLABELS_CONFIGURED_LATE',
     });
+  });
+});
+
+describe('an independent walk: gdb', () => {
+  const haveGdb = spawnSync('gdb', ['--version']).status === 0;
+  // gdb follows the walk with its own expressions from the TLS symbol of the
+  // stopped main thread (libthread_db resolves it), nothing of ours involved.
+  const script = [
+    'set debuginfod enabled off',
+    'set $s = (unsigned long *)&otel_thread_ctx_nodejs_v1',
+    'printf "gate %lx\\n", $s[0]',
+    'if $s[0] != 0',
+    '  set $frame = *(unsigned long *)$s[0]',
+    '  set $table = *(unsigned long *)($frame - 1 + 24)',
+    '  set $w = $table - 1 + 16',
+    '  set $nb = *(long *)($w + 16) >> 32',
+    '  set $key = *(unsigned long *)$s[1]',
+    '  set $hash = *(int *)&$s[2]',
+    '  set $e = *(long *)($w + 8 * (3 + ($hash & ($nb - 1)))) >> 32',
+    '  set $steps = 0',
+    '  while $e >= 0 && $steps < 64 && *(unsigned long *)($w + 8 * (3 + $nb + 3 * $e)) != $key',
+    '    set $e = *(long *)($w + 8 * (3 + $nb + 3 * $e + 2)) >> 32',
+    '    set $steps = $steps + 1',
+    '  end',
+    '  set $value = *(unsigned long *)($w + 8 * (3 + $nb + 3 * $e + 1))',
+    '  set $slot = ((unsigned char *)$s)[20]',
+    '  set $set = *(unsigned long *)($value - 1 + $slot - 8)',
+    '  printf "set %lx count %lu record %lx\\n", $set, *(unsigned long *)($set + 8), *(unsigned long *)($value - 1 + $slot)',
+    // The ABI's own path: storage, then the first label's key.buf.
+    '  printf "key %s\\n", (char *)*(unsigned long *)(*(unsigned long *)$set + 8)',
+    'end',
+  ].join('\n');
+
+  const target = `
+    const cl = require('.');
+    const b = require('./build/Release/customlabels.node');
+    cl.withLabels({ gdb: 'walk', second: 'label' }, () => {
+      const s = cl.strategy();
+      const r = s.nodeContext === 'published' ? b.walkNodeContext(b.testing.nodeDiscovery(), s.nodeLayout) : null;
+      console.log(JSON.stringify({ set: r && r.labelSet.toString(16), record: r && r.record.toString(16) }));
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 20000);
+    });`;
+
+  testIf(haveGdb, 'gdb is not installed')(acfByDefault ? 'gdb lands on the same set and record as the in-process walk' : 'gdb reads the gate closed where nothing is published', async () => {
+    const fs = require('node:fs');
+    const os = require('node:os');
+    const { spawn } = require('node:child_process');
+    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'customlabels-gdb-')), 'walk.gdb');
+    fs.writeFileSync(file, script);
+    const child = spawn(process.execPath, ['-e', target], { cwd: root, env: { ...process.env, CUSTOMLABELS_HOOKS: '0' }, stdio: ['ignore', 'pipe', 'inherit'] });
+    const line = await new Promise((resolve) => child.stdout.once('data', (d) => resolve(JSON.parse(String(d)))));
+    const gdb = spawnSync('gdb', ['-p', String(child.pid), '-batch', '-nx', '-x', file], { encoding: 'utf8' });
+    child.kill();
+    if (!acfByDefault) {
+      expect(gdb.stdout).toMatch(/^gate 0$/m);
+      return;
+    }
+    const m = /^set ([0-9a-f]+) count (\d+) record ([0-9a-f]+)$/m.exec(gdb.stdout);
+    expect(m).not.toBeNull();
+    expect({ set: m[1], count: Number(m[2]), record: m[3] }).toEqual({ set: line.set, count: 2, record: line.record });
+    // The first key's bytes and, contiguous after them in the set, the rest.
+    expect(gdb.stdout).toMatch(/^key gdbwalksecondlabel/m);
   });
 });
