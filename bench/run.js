@@ -169,6 +169,21 @@ async function benchNode(node) {
   return result;
 }
 
+// Runs each of `cases` (name -> () => Promise<{metric: number}>) once per run,
+// in rotating order; returns name -> metric -> samples.
+async function runCases(node, cases, suite) {
+  const samples = {};
+  const names = Object.keys(cases);
+  for (let r = 0; r < runs; r++) {
+    for (const name of rotate(names, r)) {
+      const m = await cases[name]();
+      for (const [k, v] of Object.entries(m)) if (typeof v === 'number') ((samples[name] ||= {})[k] ||= []).push(v);
+    }
+    process.stderr.write(`  ${version(node)} ${suite} run ${r + 1}/${runs}\n`);
+  }
+  return samples;
+}
+
 // Issue #13: what thread context records add. Each pair is measured in the
 // same run (fresh processes, rotating order); ratios are medians of the
 // per-run ratios, differences medians of per-run differences.
@@ -189,15 +204,7 @@ async function benchThreadContext(node) {
   }
   cases['otel customlabels-cm, records off'] = () =>
     runHttp(node, 'otel', 'customlabels-cm', { report: true, env: NO_RECORDS }).then((r) => ({ us: r.cpuMicros / r.requests }));
-  const samples = {};
-  const names = Object.keys(cases);
-  for (let r = 0; r < runs; r++) {
-    for (const name of rotate(names, r)) {
-      const m = await cases[name]();
-      for (const [k, v] of Object.entries(m)) if (typeof v === 'number') ((samples[name] ||= {})[k] ||= []).push(v);
-    }
-    process.stderr.write(`  ${version(node)} thread-context run ${r + 1}/${runs}\n`);
-  }
+  const samples = await runCases(node, cases, 'thread-context');
   const med = (name, k) => median(samples[name][k]);
   const perRun = (a, b, k, f) => median(samples[a][k].map((x, i) => f(x, samples[b][k][i])));
   const ratioOf = (a, b, k) => perRun(a, b, k, (x, y) => x / y);
@@ -246,15 +253,7 @@ async function benchNoHooks(node) {
   for (const [name, env] of [['als-cm', process.env], ['customlabels-cm', process.env], ['customlabels-cm nohooks', HOOKS_OFF]]) {
     cases[`otel ${name}`] = () => runHttp(node, 'otel', name.split(' ')[0], { env }).then((us) => ({ us }));
   }
-  const samples = {};
-  const names = Object.keys(cases);
-  for (let r = 0; r < runs; r++) {
-    for (const name of rotate(names, r)) {
-      const m = await cases[name]();
-      for (const [k, v] of Object.entries(m)) if (typeof v === 'number') ((samples[name] ||= {})[k] ||= []).push(v);
-    }
-    process.stderr.write(`  ${version(node)} nohooks run ${r + 1}/${runs}\n`);
-  }
+  const samples = await runCases(node, cases, 'nohooks');
   const rows = {};
   const metric = (kind, k, label) => {
     rows[label] = {};
