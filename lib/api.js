@@ -83,23 +83,32 @@ function createApi(binding, info = {}) {
   // or, without records, one label), for the layout probe.
   function probeSet(Base) {
     writer.useClass(defineLabelSet(Base));
+    let trace = null;
     if (records) {
-      const trace = new TraceContext(TRACE_SET);
+      trace = new TraceContext(TRACE_SET);
       trace.traceId[15] = 1;
       trace.spanId[7] = 1;
-      return writer.write(null, reader.read({}), trace);
     }
-    return writer.write(null, reader.read({ 'customlabels.probe': '1' }));
+    const updates = reader.read(records ? {} : { 'customlabels.probe': '1' });
+    try {
+      return writer.write(null, updates, trace);
+    } finally {
+      updates.clear();
+    }
   }
 
   function decide() {
     const wanted = hooksOption ?? binding.hooksDefault() ?? hooksWantedByEnv(process.env);
     const node = setUpNodeContext(binding, als, probeSet);
     if (node.state !== 'published') writer.useClass(defineLabelSet());
-    const hooks = wanted || node.state !== 'published';
-    let reason = null;
-    if (!wanted && hooks) reason = `hooks stay on: ${node.reason}`;
-    if (!hooks && records) binding.useNodeSchema(node.layout);
+    let hooks = wanted || node.state !== 'published';
+    let reason = !wanted && hooks ? `hooks stay on: ${node.reason}` : null;
+    // Readers of the process context must be told to walk before a thread
+    // stops switching the TLS pointers.
+    if (!hooks && records && !binding.useNodeSchema(node.layout)) {
+      hooks = true;
+      reason = 'hooks stay on: the process context could not be republished with nodejs_v1_dev';
+    }
     mode = Object.freeze({ wanted, hooks, node, reason });
     return mode;
   }

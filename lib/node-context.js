@@ -49,6 +49,15 @@ function expectWalk(binding, discovery, layout, set) {
 // `Wrapper` is the base class label sets extend (null: a plain one).
 // `probeSet(Base)` makes a label set of a class extending Base.
 function setUpNodeContext(binding, als, probeSet, env = process.env) {
+  try {
+    return publish(binding, als, probeSet, env);
+  } catch (err) {
+    // Never the app's problem: labels go on through the TLS pointer.
+    return { state: 'unavailable', reason: `the node context could not be set up: ${err.message}`, layout: null, Wrapper: null, unitFile: null };
+  }
+}
+
+function publish(binding, als, probeSet, env) {
   const unavailable = (reason, more = {}) => ({ state: 'unavailable', reason, layout: null, Wrapper: null, unitFile: null, ...more });
   if (!nodeContextWanted(env)) return unavailable('CUSTOMLABELS_NODE_CONTEXT is off');
   const { unit, file, reason } = loadV8Unit();
