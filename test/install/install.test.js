@@ -212,6 +212,40 @@ const newer = (a, b) => {
   return false;
 };
 
+// The V8 unit ships prebuilt for each Node.js line with AsyncContextFrame;
+// installed without scripts, the app's Node.js finds the one for its ABI and
+// runs without hooks, the walk landing on the running scope's set.
+test.each([24, 26])('(e) on Node.js %i the prebuilt V8 unit loads from the tarball: no hooks, the walk finds the labels', async (major) => {
+  const { nodeVersion } = require('../../scripts/node-versions');
+  const app = await newApp(`node-${major}`);
+  const r = await npm(['install', '--ignore-scripts', '--no-audit', '--no-fund', tarball], { cwd: app, env: userEnv() });
+  expect(r.code).toBe(0);
+  const addon = prebuilt(app);
+  const out = await run(
+    nodeVersion(major),
+    [
+      '-e',
+      `const cl = require('customlabels');
+       const b = require(${JSON.stringify(addon)});
+       cl.withLabels({ installed: 'yes', hooks: 'off' }, () => {
+         const s = cl.strategy();
+         const w = b.walkNodeContext(b.testing.nodeDiscovery(), s.nodeLayout);
+         console.log(JSON.stringify({ hooks: s.hooks, node: s.nodeContext, unit: s.v8Unit, schema: s.schema, walk: b.testing.labelsAtAddress(w.labelSet) }));
+       });`,
+    ],
+    { cwd: app, env: { CUSTOMLABELS_HOOKS: '0' } },
+  );
+  expect(out.stderr).toBe('');
+  const abi = execFileSync(nodeVersion(major), ['-p', 'process.versions.modules'], { encoding: 'utf8' }).trim();
+  expect(JSON.parse(out.stdout)).toEqual({
+    hooks: false,
+    node: 'published',
+    unit: path.join(installedDir(app), 'prebuilds', `linux-${process.arch}`, `customlabels-v8-abi${abi}.node`),
+    schema: 'nodejs_v1_dev',
+    walk: { installed: 'yes', hooks: 'off' },
+  });
+});
+
 describe.each(['x64', 'arm64'])('the prebuilt binaries for linux-%s', (arch) => {
   const dir = () => path.join(root, 'prebuilds', `linux-${arch}`);
 
@@ -223,6 +257,18 @@ describe.each(['x64', 'arm64'])('the prebuilt binaries for linux-%s', (arch) => 
       return newer(ver.split('.').map(Number), FLOOR[lib]);
     });
     expect(past).toEqual([]);
+  });
+
+  test('the V8 units (Node.js 22, 24, 26) are binaries of this architecture that need nothing past the floor', () => {
+    for (const abi of [127, 137, 147]) {
+      const file = path.join(dir(), `customlabels-v8-abi${abi}.node`);
+      expect(execFileSync('readelf', ['-h', file], { encoding: 'utf8' })).toMatch(arch === 'arm64' ? /AArch64/ : /X86-64/);
+      const past = versionNeeds(file).filter((v) => {
+        const [lib, ver] = v.split('_');
+        return newer(ver.split('.').map(Number), FLOOR[lib]);
+      });
+      expect({ abi, past }).toEqual({ abi, past: [] });
+    }
   });
 
   test('the reader is a static executable', () => {
