@@ -76,6 +76,8 @@
             "src/reader/label_views.cc",
             "src/reader/main.cc",
             "src/reader/memory_image.cc",
+            "src/reader/node_checks.cc",
+            "src/reader/node_walk.cc",
             "src/reader/options.cc",
             "src/reader/otel_checks.cc",
             "src/reader/otel_record.cc",

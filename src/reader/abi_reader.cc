@@ -122,6 +122,14 @@ std::optional<AbiTarget> LocateAbi(pid_t pid, Failure* failure) {
     t.otel = LocateTlsVariable(*elf, t.base, memory, kOtelSymbol, &otel_failure);
     t.otel_error = otel_failure.message;
   }
+  // The Node.js discovery struct, likewise optional.
+  const std::optional<ElfSymbol> node = elf->FindDynamicSymbol(kNodeSymbol);
+  t.node_exported = node.has_value();
+  if (t.node_exported) {
+    Failure node_failure;
+    t.node = LocateTlsVariable(*elf, t.base, memory, kNodeSymbol, &node_failure);
+    t.node_error = node_failure.message;
+  }
   return t;
 }
 
@@ -235,7 +243,35 @@ ThreadRead ReadThread(const AbiTarget& t, ThreadStopper* stopper, const ReadLimi
   const ProcessMemory memory(t.pid);
   ThreadRead r = ReadCurrentSet(t, thread_pointer, memory, limits);
   if (t.otel) r.otel = ReadOtelRecord(t, thread_pointer, memory);
+  if (t.node) ReadNodeWalk(t, thread_pointer, memory, limits, &r);
   return r;
+}
+
+void ReadNodeWalk(const AbiTarget& t, uint64_t thread_pointer, const MemorySource& memory,
+                  const ReadLimits& limits, ThreadRead* r) {
+  uint64_t address = 0;
+  std::string error;
+  if (!TlsSlotAddress(*t.node, t.machine, thread_pointer, memory, &address, &error)) {
+    r->walk = "unreadable: " + error;
+    return;
+  }
+  if (address == 0) {
+    r->walk = "gate-closed";  // the thread never touched its TLS
+    return;
+  }
+  const NodeWalk w = WalkNode(memory, address);
+  r->walk = w.status;
+  r->walk_words = w.words;
+  if (!w.found()) return;
+  r->walk_set = w.label_set;
+  // Hooks off: the TLS pointers stay NULL and the walk is the only source.
+  if (r->set.error.empty() && r->set.address == 0 && w.label_set != 0) {
+    r->set = DecodeLabelSet(memory, w.label_set, limits);
+    r->via = "node-walk";
+    if (w.record != 0 && (!r->otel || r->otel->address == 0)) {
+      r->otel = DecodeOtelRecord(memory, w.record);
+    }
+  }
 }
 
 }  // namespace customlabels::reader

@@ -16,6 +16,7 @@
 #include "elf_file.h"
 #include "label_set_decoder.h"
 #include "memory_source.h"
+#include "node_walk.h"
 #include "otel_record.h"
 #include "process.h"
 #include "read_limits.h"
@@ -63,6 +64,11 @@ struct AbiTarget {
   std::optional<TlsVariable> otel;
   bool otel_exported = false;
   std::string otel_error;
+  // otel_thread_ctx_nodejs_v1 (node_walk.h): where the hook-free Node.js
+  // walk starts; nullopt as for `otel`.
+  std::optional<TlsVariable> node;
+  bool node_exported = false;
+  std::string node_error;
 };
 
 // The readers find the ABI's module by its file name (the spec's pattern).
@@ -103,6 +109,16 @@ struct ThreadRead {
   // otel_thread_ctx_v1 (record.error also says when the slot could not be
   // read).
   std::optional<OtelRecord> otel;
+  // Where the labels came from: "tls" (custom_labels_current_set), or
+  // "node-walk" when that pointer is NULL and the walk found a store.
+  std::string via = "tls";
+  // The walk's status when the module exports otel_thread_ctx_nodejs_v1
+  // (node_walk.h), else empty.
+  std::string walk;
+  // The label set the walk found (0: none), also when the TLS pointer is set,
+  // and the discovery struct as read.
+  uint64_t walk_set = 0;
+  NodeDiscoveryWords walk_words;
 };
 
 // Reads the current set of the thread whose thread pointer is
@@ -115,6 +131,12 @@ OtelRecord ReadOtelRecord(const AbiTarget& target, uint64_t thread_pointer,
 // Reads one live thread's current set and, when the module exports it, its
 // OpenTelemetry context. `stopper` must hold it stopped.
 ThreadRead ReadThread(const AbiTarget& target, ThreadStopper* stopper, const ReadLimits& limits);
+
+// Follows the Node.js walk of `target` for the thread and records it in `r`:
+// where custom_labels_current_set is NULL (hooks off) the labels and the
+// record come from the store the walk found. Pure, like ReadCurrentSet.
+void ReadNodeWalk(const AbiTarget& target, uint64_t thread_pointer, const MemorySource& memory,
+                  const ReadLimits& limits, ThreadRead* r);
 
 }  // namespace customlabels::reader
 

@@ -6,6 +6,7 @@
 #include "commands.h"
 #include "elf_checks.h"
 #include "format.h"
+#include "node_checks.h"
 #include "otel_checks.h"
 #include "process_context.h"
 #include "report.h"
@@ -49,6 +50,7 @@ int RunCheck(const Options& o) {
     c.Lines(CheckElf(*elf, o.target));
     const std::vector<CheckLine> otel = CheckOtelElf(*elf);
     c.Lines(otel);
+    c.Lines(CheckNodeElf(*elf));
     std::printf(
         "%s%s\n",
         c.ok ? "the file follows the Custom Label ABI v1" : "the file does not follow the ABI",
@@ -68,6 +70,7 @@ int RunCheck(const Options& o) {
     if (elf) {
       c.Lines(CheckElf(*elf, t->path));
       c.Lines(CheckOtelElf(*elf));
+      c.Lines(CheckNodeElf(*elf));
     }
     c.Line(true, "custom_labels_abi_version is 1 in the process");
     c.Line(t->current_set.static_tls,
@@ -82,6 +85,13 @@ int RunCheck(const Options& o) {
     } else if (t->otel_exported) {
       c.Line(false, std::string(kOtelSymbol) + " can be reached: " + t->otel_error);
     }
+    if (t->node) {
+      c.Line(t->node->static_tls, std::string("the ") + kNodeSymbol + " TLS descriptor resolved to " +
+                                      TlsDescription(*t->node) +
+                                      (t->node->static_tls ? "" : ": eBPF readers see nothing"));
+    } else if (t->node_exported) {
+      c.Line(false, std::string(kNodeSymbol) + " can be reached: " + t->node_error);
+    }
     ThreadStopper main_thread(pid);
     if (!main_thread.Stop()) {
       if (main_thread.error_number() == EPERM) return NotPermitted(pid, main_thread.error());
@@ -90,7 +100,10 @@ int RunCheck(const Options& o) {
       main_thread.Detach();
       c.Line(r.set.ok(),
              "the main thread's custom_labels_current_set is readable" +
-                 (r.set.ok() ? " (set " + Hex(r.set.address) + ")" : ": " + r.set.error));
+                 (!r.set.ok()           ? ": " + r.set.error
+                  : r.via == "node-walk" ? " (NULL: no hooks; the Node.js walk found set " +
+                                               Hex(r.set.address) + ")"
+                                         : " (set " + Hex(r.set.address) + ")"));
       if (r.otel) {
         const OtelRecord& rec = *r.otel;
         const bool slot_read = rec.has_context() || rec.ok();
@@ -107,6 +120,22 @@ int RunCheck(const Options& o) {
     c.Line(false, f.message);
   }
   const std::optional<ProcessContext> context = ReadLiveProcessContext(pid);
+  if (t && t->node) {
+    // Every thread's gate, each thread stopped while it is read.
+    std::vector<NodeThreadWalk> walks;
+    for (pid_t tid : ListThreads(pid)) {
+      ThreadStopper stopper(tid);
+      if (!stopper.Stop()) continue;  // exited meanwhile
+      const ThreadRead r = ReadThread(*t, &stopper, o.limits);
+      stopper.Detach();
+      NodeThreadWalk w;
+      w.tid = tid;
+      w.walk.status = r.walk;
+      w.walk.words = r.walk_words;
+      walks.push_back(std::move(w));
+    }
+    c.Lines(CheckNodeThreads(walks, context ? &*context : nullptr));
+  }
   if (context) {
     c.Lines(CheckProcessContext(*context));
   } else if (otel_checked) {

@@ -40,6 +40,9 @@ int RunInspect(const Options& o) {
     ++read;
     if (!r.set.ok()) ++failed;
     ThreadView view = MakeThreadView(tid, ThreadName(pid, tid), r.set, o.profile);
+    view.via = r.via;
+    view.walk = r.walk;
+    view.walk_set = r.walk_set;
     if (r.otel && ShowsOtel(*r.otel)) {
       view.otel = MakeOtelView(*r.otel, context ? &*context : nullptr);
     }

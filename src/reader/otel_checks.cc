@@ -46,8 +46,11 @@ std::vector<CheckLine> CheckProcessContext(const ProcessContext& c) {
                  (c.attempts > 1 ? " (read in " + std::to_string(c.attempts) + " attempts)" : ""));
   line(true, "the payload decodes as a ProcessContext (" + std::to_string(c.resource.size()) +
                  " resource attributes)");
+  const bool node = c.schema_version && c.schema_version->kind == AnyValue::Kind::kString &&
+                    c.schema_version->bytes == ProcessContext::kNodeSchemaVersion;
   line(c.schema_accepted(),
-       std::string(ProcessContext::kSchemaKey) + " is \"" + ProcessContext::kSchemaVersion + "\"" +
+       std::string(ProcessContext::kSchemaKey) + " is \"" +
+           (node ? ProcessContext::kNodeSchemaVersion : ProcessContext::kSchemaVersion) + "\"" +
            (!c.schema_version                                   ? " (missing)"
             : c.schema_version->kind != AnyValue::Kind::kString ? " (not a string_value)"
             : c.schema_accepted()                               ? ""

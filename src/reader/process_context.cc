@@ -79,7 +79,7 @@ void SleepBriefly() {
 
 bool ProcessContext::schema_accepted() const {
   return schema_version && schema_version->kind == AnyValue::Kind::kString &&
-         schema_version->bytes == kSchemaVersion;
+         (schema_version->bytes == kSchemaVersion || schema_version->bytes == kNodeSchemaVersion);
 }
 
 void ProcessContext::Problem(std::string note) {
@@ -131,7 +131,8 @@ bool DecodeProcessContextPayload(std::string_view payload, ProcessContext* c) {
                (c->schema_version->kind == AnyValue::Kind::kString
                     ? "\"" + c->schema_version->bytes + "\""
                     : "not a string_value") +
-               "; readers accept \"" + ProcessContext::kSchemaVersion + "\"");
+               "; readers accept \"" + ProcessContext::kSchemaVersion + "\" or \"" +
+               ProcessContext::kNodeSchemaVersion + "\"");
   }
   return true;
 }

@@ -39,6 +39,8 @@ struct ProcessContext {
   static constexpr size_t kMaxKeys = 256;
   static constexpr size_t kMaxProblems = 16;
   static constexpr const char* kSchemaVersion = "tlsdesc_v1_dev";
+  // The Node.js walk's (node_walk.h; the design doc "Node.js Thread Context").
+  static constexpr const char* kNodeSchemaVersion = "nodejs_v1_dev";
   static constexpr const char* kSchemaKey = "threadlocal.schema_version";
   static constexpr const char* kKeyMapKey = "threadlocal.attribute_key_map";
 

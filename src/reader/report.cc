@@ -131,6 +131,10 @@ std::string JsonThread(const ThreadView& v) {
   if (v.truncation.any()) line += ",\"truncated\":" + JsonTruncation(v.truncation);
   if (!v.problems.empty()) line += ",\"problems\":" + JsonStrings(v.problems, v.more_problems);
   if (!v.error.empty()) line += ",\"error\":" + JsonString(v.error);
+  if (!v.walk.empty()) {
+    line += ",\"via\":" + JsonString(v.via) + ",\"walk\":" + JsonString(v.walk);
+    if (v.walk_set != 0) line += ",\"walk_set\":\"" + Hex(v.walk_set) + "\"";
+  }
   if (v.otel) line += ",\"otel\":" + JsonOtel(*v.otel);
   if (v.process_context != nullptr) {
     line += ",\"process_context\":" + JsonProcessContext(*v.process_context);
@@ -145,6 +149,11 @@ std::string InspectHeader(pid_t pid, const AbiTarget& t) {
     out += std::string(kOtelSymbol) + ": " + TlsDescription(*t.otel) + "\n";
   } else if (t.otel_exported) {
     out += std::string(kOtelSymbol) + ": ! error: " + TextString(t.otel_error) + "\n";
+  }
+  if (t.node) {
+    out += std::string(kNodeSymbol) + ": " + TlsDescription(*t.node) + "\n";
+  } else if (t.node_exported) {
+    out += std::string(kNodeSymbol) + ": ! error: " + TextString(t.node_error) + "\n";
   }
   return out;
 }
@@ -164,6 +173,10 @@ std::string TextThread(const ThreadView& v) {
     for (const std::string& n : notes) {
       out += indent + "! " + profile->display + ": " + TextString(n) + "\n";
     }
+  }
+  if (!v.walk.empty()) {
+    out += indent + "node walk: " + TextString(v.walk) +
+           (v.via == "node-walk" ? " (the labels above)" : "") + "\n";
   }
   if (v.otel) {
     for (const std::string& l : TextOtelLines(*v.otel)) out += indent + l + "\n";

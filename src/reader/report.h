@@ -43,6 +43,12 @@ struct ThreadView {
   // The process's OpenTelemetry context: inspect --json puts it on its
   // first line only (nullptr on the others).
   const ProcessContext* process_context = nullptr;
+  // The Node.js walk (node_walk.h), when the addon exports its struct: where
+  // the labels came from ("tls" or "node-walk"), the walk's status and the
+  // set it found (0: none). Empty `walk`: no such struct, nothing shown.
+  std::string via;
+  std::string walk;
+  uint64_t walk_set = 0;
 };
 
 ThreadView MakeThreadView(pid_t tid, std::string name, const DecodedSet& set,
@@ -50,7 +56,8 @@ ThreadView MakeThreadView(pid_t tid, std::string name, const DecodedSet& set,
 
 // inspect --json: one line,
 // {"tid":..,"name":..,"labels":{..}|null,"set":"0x..",["parca":[..],]
-//  ["truncated":{..},]["problems":[..],]["error":".."][,"otel":{..}]
+//  ["truncated":{..},]["problems":[..],]["error":".."]
+//  [,"via":"tls"|"node-walk","walk":"<status>"[,"walk_set":"0x.."]][,"otel":{..}]
 //  [,"process_context":{..}]} ("labels" is left out when the set could not
 // be read, "set" when its pointer could not, "otel" when the thread has no
 // OpenTelemetry context, "process_context" but on the first line).
