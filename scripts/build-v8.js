@@ -41,7 +41,9 @@ function buildUnit(dir, { arch = process.arch, out = path.join(root, 'build', 'v
   const work = fs.mkdtempSync(path.join(os.tmpdir(), `customlabels-v8-${abi}-${arch}-`));
   try {
     fs.cpSync(path.join(root, 'src', 'v8'), work, { recursive: true, filter: (f) => !f.includes(`${path.sep}build`) });
-    const env = { ...process.env };
+    // npm's settings (npm_config_nodedir from an .npmrc, a target) would
+    // override the headers asked for here.
+    const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.toLowerCase().startsWith('npm_config_')));
     const prefix = PREFIX[arch];
     if (prefix === undefined) throw new Error(`unknown arch ${arch} (x64, arm64)`);
     if (prefix !== '') Object.assign(env, { CC: `${prefix}gcc`, CXX: `${prefix}g++`, LINK: `${prefix}g++`, AR: `${prefix}ar` });
