@@ -63,6 +63,7 @@
         ["OS=='linux' and (target_arch=='x64' or target_arch=='arm64')", {
           "type": "executable",
           "sources": [
+            "src/core/node_walk.cc",
             "src/reader/abi_reader.cc",
             "src/reader/any_value.cc",
             "src/reader/check.cc",
@@ -90,6 +91,7 @@
             "src/reader/sample.cc",
             "src/reader/sample_table.cc"
           ],
+          "include_dirs": ["src"],
           "cflags_cc!": ["-std=gnu++17", "-fno-exceptions", "-fno-rtti"],
           "cflags_cc": ["-std=c++17", "-fexceptions", "-Wall", "-Wextra", "-Wpedantic", "-Wshadow", "-Wconversion"],
           "conditions": [

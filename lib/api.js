@@ -141,15 +141,20 @@ function createApi(binding, info = {}) {
     return set;
   }
 
+  // The store of a scope: its set, or, where no label is left (null),
+  // undefined, never null: a reader walking V8's continuation data takes
+  // undefined for "no labels" and any other non-object for a torn heap.
+  const storeOf = (set) => (set === null ? undefined : set);
+
   // Runs fn with `next` installed and as the store of its continuations.
   // Without hooks only the store: V8 carries it, readers walk to it.
   function runWith(next, fn) {
-    if ((mode ?? decide()).hooks === false) return als.run(next, fn);
+    if ((mode ?? decide()).hooks === false) return als.run(storeOf(next), fn);
     switcher.enable();
     const prev = publisher.current;
     publisher.install(next);
     try {
-      return als.run(next, fn);
+      return als.run(storeOf(next), fn);
     } finally {
       publisher.install(prev);
     }
@@ -211,12 +216,12 @@ function createApi(binding, info = {}) {
     if (next === undefined) return () => {};
     const store = als.getStore();
     if ((mode ?? decide()).hooks === false) {
-      als.enterWith(next);
+      als.enterWith(storeOf(next));
       return () => als.enterWith(store);
     }
     switcher.enable();
     const prev = publisher.current;
-    als.enterWith(next);
+    als.enterWith(storeOf(next));
     publisher.install(next);
     return () => {
       als.enterWith(store);

@@ -55,6 +55,7 @@ Addon::Addon(Napi::Env env, Napi::Object exports) {
                                 InstanceMethod("currentRecord", &Addon::CurrentRecord),
                                 InstanceMethod("nodeDiscovery", &Addon::NodeDiscovery),
                                 InstanceMethod("labelsAtAddress", &Addon::LabelsAtAddress),
+                                InstanceMethod("recordOfSet", &Addon::RecordOfSet),
                             });
   DefineAddon(exports, {
                            InstanceMethod("build", &Addon::Build),
@@ -215,18 +216,27 @@ Napi::Value Addon::ProcessContextStatus(const Napi::CallbackInfo& info) {
       break;
   }
   out.Set("keys", static_cast<double>(s.keys));
-  out.Set("schema", core::ProcessContext::Global().node_schema() ? core::kNodeSchemaVersion
-                                                                 : core::kThreadContextSchemaVersion);
+  out.Set("schema", core::ProcessContext::Global().node_schema()
+                        ? core::kNodeSchemaVersion
+                        : core::kThreadContextSchemaVersion);
   out.Set("payloadBytes", static_cast<double>(s.payload_bytes));
   return out;
 }
 
-Napi::Value Addon::CurrentRecord(const Napi::CallbackInfo& info) {
-  const otel_thread_ctx_record_t* record = core::LoadThreadContext();
-  if (record == nullptr) return info.Env().Null();
+namespace {
+
+// A copy of `record` as a reader reads it (header and attributes), or null.
+Napi::Value RecordBuffer(Napi::Env env, const otel_thread_ctx_record_t* record) {
+  if (record == nullptr) return env.Null();
   return Napi::Buffer<uint8_t>::Copy(
-      info.Env(), reinterpret_cast<const uint8_t*>(record),
+      env, reinterpret_cast<const uint8_t*>(record),
       core::ThreadContextLimits::kHeaderBytes + record->attrs_data_size);
+}
+
+}  // namespace
+
+Napi::Value Addon::CurrentRecord(const Napi::CallbackInfo& info) {
+  return RecordBuffer(info.Env(), core::LoadThreadContext());
 }
 
 namespace {
@@ -320,19 +330,38 @@ Napi::Value Addon::LabelsOf(const Napi::CallbackInfo& info) {
   return LabelsObject(env, set);
 }
 
-Napi::Value Addon::LabelsAtAddress(const Napi::CallbackInfo& info) {
+namespace {
+
+// The set at the bigint address `v`: only what this addon wrote (a set that
+// carries its own address and the token, the layout's own check), never an
+// arbitrary address.
+const custom_labels_labelset_t* OwnSetAt(Napi::Value v) {
   bool lossless = false;
-  const uint64_t address = info[0].As<Napi::BigInt>().Uint64Value(&lossless);
-  const auto* set = reinterpret_cast<const custom_labels_labelset_t*>(static_cast<uintptr_t>(address));
-  // Only what this addon wrote: a set that carries its own address and the
-  // token (the layout's own check), never an arbitrary address.
+  const uint64_t address = v.IsBigInt() ? v.As<Napi::BigInt>().Uint64Value(&lossless) : 0;
   uint64_t self = 0, token = 0;
-  if (!lossless || address == 0 || !ReadOwnWord(address + core::LabelSetLayout::kSelfOffset, &self) ||
+  if (!lossless || address == 0 ||
+      !ReadOwnWord(address + core::LabelSetLayout::kSelfOffset, &self) ||
       !ReadOwnWord(address + core::LabelSetLayout::kTokenOffset, &token) || self != address ||
       token != core::LabelSetLayout::kToken) {
-    throw Napi::TypeError::New(info.Env(), "no customlabels label set at that address");
+    throw Napi::TypeError::New(v.Env(), "no customlabels label set at that address");
   }
-  return LabelsObject(info.Env(), set);
+  return reinterpret_cast<const custom_labels_labelset_t*>(static_cast<uintptr_t>(address));
+}
+
+}  // namespace
+
+Napi::Value Addon::LabelsAtAddress(const Napi::CallbackInfo& info) {
+  return LabelsObject(info.Env(), OwnSetAt(info[0]));
+}
+
+Napi::Value Addon::RecordOfSet(const Napi::CallbackInfo& info) {
+  const custom_labels_labelset_t* set = OwnSetAt(info[0]);
+  Napi::Object out = Napi::Object::New(info.Env());
+  const otel_thread_ctx_record_t* record = core::LabelSetLayout::RecordOf(set);
+  out.Set("address", Napi::BigInt::New(info.Env(),
+                                       static_cast<uint64_t>(reinterpret_cast<uintptr_t>(record))));
+  out.Set("bytes", RecordBuffer(info.Env(), record));
+  return out;
 }
 
 Napi::Value Addon::PublishNodeContext(const Napi::CallbackInfo& info) {

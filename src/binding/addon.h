@@ -74,6 +74,9 @@ class Addon final : public Napi::Addon<Addon> {
   // labelsAtAddress(address: bigint) -> {key: value} of the set a reader
   //   found at `address` (a set this addon wrote and keeps alive).
   Napi::Value LabelsAtAddress(const Napi::CallbackInfo& info);
+  // recordOfSet(address: bigint) -> {address: bigint, bytes: Buffer | null}:
+  //   the thread context record that set carries (0n and null: none).
+  Napi::Value RecordOfSet(const Napi::CallbackInfo& info);
   // nodeDiscovery() -> what this thread publishes in
   //   otel_thread_ctx_nodejs_v1 (bigints and numbers).
   Napi::Value NodeDiscovery(const Napi::CallbackInfo& info);

@@ -22,13 +22,13 @@ class WordSource {
 };
 
 enum class WalkStatus {
-  kFound,        // the store holds a wrapper: `label_set`, `record` are its slots
-  kGateClosed,   // cped_slot is zero
-  kNoFrame,      // the continuation data is `undefined`
-  kNotInFrame,   // the frame has no entry for our AsyncLocalStorage
-  kDetached,     // the entry's value is `undefined`
-  kMalformed,    // a word is not what the layout says it must be
-  kUnreadable,   // a read failed
+  kFound,       // the store holds a wrapper: `label_set`, `record` are its slots
+  kGateClosed,  // cped_slot is zero
+  kNoFrame,     // the continuation data is `undefined`
+  kNotInFrame,  // the frame has no entry for our AsyncLocalStorage
+  kDetached,    // the entry's value is `undefined`
+  kMalformed,   // a word is not what the layout says it must be
+  kUnreadable,  // a read failed
 };
 
 struct WalkResult final {
@@ -37,6 +37,9 @@ struct WalkResult final {
   uint64_t value = 0;      // the tagged store value
   uint64_t label_set = 0;  // wrapper internal field 0 (kFound)
   uint64_t record = 0;     // wrapper record slot (kFound)
+  // kMalformed, kUnreadable: what was wrong or could not be read, in words
+  // ("the frame's table", "bucket count"), for diagnostics; empty otherwise.
+  const char* what = "";
 };
 
 // The walk, with V8's fixed OrderedHashMap facts (three counts, then the

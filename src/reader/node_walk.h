@@ -5,10 +5,9 @@
 // writer's AsyncLocalStorage, a wrapper object whose internal fields hold the
 // label set (field 0, as the Parca agent reads it) and the OTEP 4947 record
 // (at `record_slot_offset`). Everything comes from the target and is
-// untrusted: every count, index and offset is bounded before it is used, a
-// chain is followed for at most as many steps as the table holds entries,
-// and anything that does not check out ends the walk with a status, never a
-// guess.
+// untrusted: this file checks the discovery struct, then runs the walk the
+// addon itself runs before it publishes (core/node_walk.h), which bounds
+// every count, index and chain and ends with a status, never a guess.
 #ifndef CUSTOMLABELS_READER_NODE_WALK_H_
 #define CUSTOMLABELS_READER_NODE_WALK_H_
 
@@ -38,9 +37,9 @@ struct NodeWalk {
   // "not-in-frame", "unreadable: ...", "malformed: ...".
   std::string status;
   NodeDiscoveryWords words;
-  uint64_t frame = 0;       // tagged
-  uint64_t label_set = 0;   // internal field 0 ("found")
-  uint64_t record = 0;      // the record slot ("found"; 0: none)
+  uint64_t frame = 0;      // tagged
+  uint64_t label_set = 0;  // internal field 0 ("found")
+  uint64_t record = 0;     // the record slot ("found"; 0: none)
   bool found() const { return status == "found"; }
 };
 

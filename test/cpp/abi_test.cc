@@ -98,9 +98,11 @@ TEST(Abi, ModuleThreadLocalStorageIsThePublishedVariables) {
       &found);
   ASSERT_TRUE(found.seen);
   // custom_labels_current_set, otel_thread_ctx_v1, otel_thread_ctx_nodejs_v1
-  // (32 bytes), custom_labels_als_identity_hash (4, padded to 8) and
-  // custom_labels_als_handle.
-  EXPECT_EQ(found.memsz, 8 * sizeof(void*));
+  // (32 bytes), custom_labels_als_handle and custom_labels_als_identity_hash
+  // (4 bytes: 60, or 64 where the compiler pads it), and nothing else: the
+  // readers assume static TLS, which every module shares.
+  EXPECT_GE(found.memsz, 60u);
+  EXPECT_LE(found.memsz, 64u);
 }
 
 TEST(Abi, PublishIsPerThread) {

@@ -377,7 +377,7 @@ TEST(ProcessContextPayload, FaultsOfTheKeyMapAndSchemaAreProblems) {
           "attribute key map element 1 is an empty string",
           "attribute key map element 2 is not a string_value",
           "attribute key map element 3 repeats key \"a\"",
-          "threadlocal.schema_version is \"tlsdesc_v2\"; readers accept \"tlsdesc_v1_dev\""}));
+          "threadlocal.schema_version is \"tlsdesc_v2\"; readers accept \"tlsdesc_v1_dev\" or \"nodejs_v1_dev\""}));
   ASSERT_EQ(c.key_map->size(), 4u);
   EXPECT_FALSE((*c.key_map)[2]);
   const std::vector<CheckLine> lines = CheckProcessContext([&] {

@@ -36,7 +36,7 @@ function expectEveryCheckpoint(run, { tls, published = true }) {
   expect(run.errors).toEqual([]);
   expect(run.r.status).toBe(0);
   // The scenario's main thread and worker both reached every checkpoint.
-  expect(run.checkpoints.length).toBe(82);
+  expect(run.checkpoints.length).toBe(86);
   for (const c of run.checkpoints) {
     if (!published) {
       // Nothing to walk: labels go through the TLS pointer alone.

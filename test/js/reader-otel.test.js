@@ -292,7 +292,7 @@ describe('malformed process contexts', () => {
     'bad-payload': { fail: (c) => `the process context is readable and well-formed: the payload does not decode: ProcessContext: truncated varint at byte ${c.payload_size - 1}` },
     'bad-schema': {
       fail: 'threadlocal.schema_version is "tlsdesc_v1_dev" ("tlsdesc_v2")',
-      problems: ['threadlocal.schema_version is "tlsdesc_v2"; readers accept "tlsdesc_v1_dev"'],
+      problems: ['threadlocal.schema_version is "tlsdesc_v2"; readers accept "tlsdesc_v1_dev" or "nodejs_v1_dev"'],
       schema: 'tlsdesc_v2',
     },
     'bad-keys': {

@@ -105,14 +105,18 @@ describe('checkpoints of a labelled process, read from outside', () => {
       const all = cp.name.startsWith('worker') ? await runReader(['inspect', String(child.pid), '--json']) : null;
       results.set(cp.name, { cp, one, all, pid: child.pid });
       if (cp.name === 'sync scope' && haveGdb) {
+        // The set's count, or (hooks off: the pointer is NULL) the Node.js
+        // struct's gate, which node-context.test.js follows further in gdb.
+        const second = cp.hooks
+          ? 'p *(unsigned long*)((unsigned long)custom_labels_current_set + 8)'
+          : 'p/x *(unsigned long*)&otel_thread_ctx_nodejs_v1';
         const gdb = execFileSync(
           'gdb',
           ['-p', String(child.pid), '-batch', '-nx', '-ex', 'set debuginfod enabled off',
-            '-ex', 'p/x (unsigned long)custom_labels_current_set',
-            '-ex', 'p *(unsigned long*)((unsigned long)custom_labels_current_set + 8)'],
+            '-ex', 'p/x (unsigned long)custom_labels_current_set', '-ex', second],
           { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] },
         );
-        gdbCheck = { gdb, reader: labelsOf(one.stdout, cp.tid) };
+        gdbCheck = { gdb, hooks: cp.hooks, reader: labelsOf(one.stdout, cp.tid) };
       }
       child.stdin.write('\n');
     }
@@ -133,6 +137,21 @@ describe('checkpoints of a labelled process, read from outside', () => {
     const thread = labelsOf(one.stdout, cp.tid);
     expect(thread.labels).toEqual(cp.expect);
     expect(thread.set === '0x0').toBe(cp.expect === null);
+    // Where the labels came from: the TLS pointer the hooks switch, or (hooks
+    // off) the walk through V8's continuation data; with both, they agree.
+    if (cp.walk) {
+      if (cp.expect === null) {
+        expect(['gate-closed', 'no-frame', 'not-in-frame', 'detached']).toContain(thread.walk);
+      } else {
+        expect(thread.walk).toBe('found');
+        expect(thread.walk_set).toBe(thread.set);
+      }
+    } else {
+      // Nothing published for the walk (no AsyncContextFrame): the gate reads zero.
+      expect(thread.walk).toBe('gate-closed');
+    }
+    expect(thread.via ?? 'tls').toBe(cp.hooks || cp.expect === null ? 'tls' : 'node-walk');
+    expect(cp.hooks || cp.walk).toBe(true);
   });
 
   test('while a worker is stopped in its scope, only its thread shows its labels', () => {
@@ -149,9 +168,16 @@ describe('checkpoints of a labelled process, read from outside', () => {
   testIf(haveGdb, 'gdb is not installed')('gdb sees the same label set pointer and count as the reader', () => {
     expect(gdbCheck).not.toBeNull();
     const [, pointer] = gdbCheck.gdb.match(/\$1 = (0x[0-9a-f]+)/);
-    const [, count] = gdbCheck.gdb.match(/\$2 = (\d+)/);
-    expect(pointer).toBe(gdbCheck.reader.set);
-    expect(Number(count)).toBe(Object.keys(gdbCheck.reader.labels).length);
+    if (gdbCheck.hooks) {
+      const [, count] = gdbCheck.gdb.match(/\$2 = (\d+)/);
+      expect(pointer).toBe(gdbCheck.reader.set);
+      expect(Number(count)).toBe(Object.keys(gdbCheck.reader.labels).length);
+    } else {
+      // Hooks off: no pointer, the gate open, and the reader's set walked.
+      expect(pointer).toBe('0x0');
+      expect(gdbCheck.gdb).toMatch(/\$2 = 0x[1-9a-f][0-9a-f]*/);
+      expect(gdbCheck.reader.via).toBe('node-walk');
+    }
   });
 });
 

@@ -68,26 +68,35 @@ test('a worker terminated inside a labelled scope clears its slots and the proce
      // process-wide key map holds.
      const { withTraceContext, TraceContext } = api[Symbol.for('customlabels.internal')];
      const ids = TraceContext.fromHex('0af7651916cd43dd8448eb211c80319c', 'b7ad6b7169203331', 1);
+     const { hooks, nodeContext } = api.strategy();
      withTraceContext(ids, { doomed: 'yes' }, () => {
-       parentPort.postMessage([binding.testing.tlsInfo().variableAddress, binding.testing.tlsInfo('otel_thread_ctx_v1').variableAddress]);
+       const at = (name) => binding.testing.tlsInfo(name).variableAddress;
+       parentPort.postMessage({
+         // The slots a reader follows in this mode: the label set and OTel
+         // record pointers the hooks switch, and the Node.js struct's gate and
+         // the Parca handle that lead to the same set without them.
+         live: [...(hooks ? [at('custom_labels_current_set'), at('otel_thread_ctx_v1')] : []),
+           ...(nodeContext === 'published' ? [at('otel_thread_ctx_nodejs_v1'), at('custom_labels_als_handle')] : [])],
+         all: ['custom_labels_current_set', 'otel_thread_ctx_v1', 'otel_thread_ctx_nodejs_v1', 'custom_labels_als_handle'].map(at),
+       });
        for (;;) {} // busy inside the scope until terminated
      });`,
     { eval: true },
   );
-  const slot = await new Promise((resolve, reject) => {
+  const slots = await new Promise((resolve, reject) => {
     worker.once('message', resolve);
     worker.once('error', reject);
   });
-  // Read the worker's slots (label set, OTel record) from this thread, as an
-  // external reader would.
-  for (const address of slot) {
+  // Read the worker's slots from this thread, as an external reader would.
+  expect(slots.live.length).toBeGreaterThanOrEqual(2);
+  for (const address of slots.live) {
     const live = binding.testing.peekWord(address);
     expect(live).not.toBe(0n);
     expect(live).not.toBeNull();
   }
   const code = await worker.terminate();
   expect(code).toBe(1);
-  for (const address of slot) {
+  for (const address of slots.all) {
     const after = binding.testing.peekWord(address);
     // Either the thread's memory is gone or the slot was cleared: never a
     // pointer into the freed label set or record.

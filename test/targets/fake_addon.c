@@ -4,7 +4,9 @@
 // publish any pointer at all as a thread's current set. It also exports the
 // OpenTelemetry thread context (OTEP 4947) as the addon does,
 // otel_thread_ctx_v1, unless built with -DFAKE_ADDON_NO_OTEL (an addon from
-// before it).
+// before it). Built with -DFAKE_ADDON_NODE it also exports the Node.js
+// discovery struct (otel_thread_ctx_nodejs_v1) and the Parca pair, which
+// malformed_walks.c points at heaps of its own making.
 //
 // Build: cc -fPIC -shared -ftls-model=global-dynamic -mtls-dialect=gnu2
 //        (aarch64: -mtls-dialect=desc) -Wl,-z,now -o customlabels.node fake_addon.c
@@ -32,5 +34,35 @@ EXPORT __thread void* otel_thread_ctx_v1;
 EXPORT void fake_otel_publish(void* record) {
   __atomic_signal_fence(__ATOMIC_SEQ_CST);
   otel_thread_ctx_v1 = record;
+}
+#endif
+
+#ifdef FAKE_ADDON_NODE
+// The layout of the OpenTelemetry eBPF profiler's design doc "Node.js Thread
+// Context" (PR #1861), as src/core/node_context.h defines it.
+typedef struct {
+  uint64_t cped_slot;
+  uint64_t als_handle;
+  int32_t als_identity_hash;
+  uint8_t record_slot_offset;
+  uint8_t reserved[3];
+  uint64_t undefined_addr;
+} fake_node_ctx_t;
+
+EXPORT __thread fake_node_ctx_t otel_thread_ctx_nodejs_v1;
+EXPORT __thread const uint64_t* custom_labels_als_handle;
+EXPORT __thread int32_t custom_labels_als_identity_hash;
+
+// Publishes `d` (any values at all) as the calling thread's struct, the gate
+// (cped_slot) last.
+EXPORT void fake_node_publish(const fake_node_ctx_t* d) {
+  otel_thread_ctx_nodejs_v1.als_handle = d->als_handle;
+  otel_thread_ctx_nodejs_v1.als_identity_hash = d->als_identity_hash;
+  otel_thread_ctx_nodejs_v1.record_slot_offset = d->record_slot_offset;
+  otel_thread_ctx_nodejs_v1.undefined_addr = d->undefined_addr;
+  custom_labels_als_identity_hash = d->als_identity_hash;
+  custom_labels_als_handle = (const uint64_t*)(uintptr_t)d->als_handle;
+  __atomic_signal_fence(__ATOMIC_SEQ_CST);
+  otel_thread_ctx_nodejs_v1.cped_slot = d->cped_slot;
 }
 #endif

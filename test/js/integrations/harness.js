@@ -85,12 +85,27 @@ async function serveUnderLoad(fixture, args, requests, concurrency = 6) {
   return { run, responses: await loading };
 }
 
+// Where the reader found a checkpoint's labels (`labelled`: it has some): the
+// TLS pointer the hooks switch, or, hooks off, the walk through V8's
+// continuation data; where both exist they lead to the same set.
+function expectSource(cp, labelled) {
+  const { row } = cp.seen;
+  const via = labelled && !cp.hooks ? 'node-walk' : 'tls';
+  expect({ name: cp.name, via: row.via ?? 'tls' }).toEqual({ name: cp.name, via });
+  if (cp.walk && labelled) {
+    expect({ name: cp.name, walk: row.walk, set: row.walk_set }).toEqual({ name: cp.name, walk: 'found', set: row.set });
+  }
+  // Nothing published for the walk (no AsyncContextFrame): the gate reads zero.
+  if (!cp.walk) expect({ name: cp.name, walk: row.walk }).toEqual({ name: cp.name, walk: 'gate-closed' });
+}
+
 // The reader read each checkpoint's own thread and saw exactly its labels.
 function expectEveryCheckpointSeen(checkpoints) {
   for (const cp of checkpoints) {
     expect({ name: cp.name, code: cp.seen.code, tid: cp.seen.row && cp.seen.row.tid }).toEqual({ name: cp.name, code: 0, tid: cp.tid });
     expect({ name: cp.name, labels: cp.seen.row.labels }).toEqual({ name: cp.name, labels: cp.expect });
+    expectSource(cp, cp.expect !== null);
   }
 }
 
-module.exports = { runCheckpoints, serveUnderLoad, expectEveryCheckpointSeen, inspect, readerPath };
+module.exports = { runCheckpoints, serveUnderLoad, expectEveryCheckpointSeen, expectSource, inspect, readerPath };

@@ -10,7 +10,7 @@
 // exporter received. Where no span is active, neither shows any.
 
 const path = require('node:path');
-const { runCheckpoints } = require('./harness');
+const { runCheckpoints, expectSource } = require('./harness');
 
 const fixture = path.join(__dirname, '..', 'fixtures', 'otel-app.js');
 const REQUESTS = 6;
@@ -55,10 +55,13 @@ test('on the main thread and in the worker the reader sees the span as labels an
     const { trace_id: traceId, span_id: spanId, ...attributes } = labels;
     expect(cp.seen.row.otel).toMatchObject({ trace_id: traceId, span_id: spanId, trace_flags: flags });
     expect(cp.seen.row.otel.attributes).toEqual({ ...attributes, local_root_span_id: localRoot });
-    // The process context the attributes were resolved through (OTEP 4719).
+    expectSource(cp, true);
+    // The process context the attributes were resolved through (OTEP 4719),
+    // whose schema says where the records are: in otel_thread_ctx_v1, or,
+    // hooks off, behind the Node.js walk.
     expect(cp.seen.row.process_context).toMatchObject({
       version: 2,
-      schema_version: 'tlsdesc_v1_dev',
+      schema_version: cp.hooks ? 'tlsdesc_v1_dev' : 'nodejs_v1_dev',
       resource: { 'service.name': 'otel-e2e' },
     });
   }
@@ -71,6 +74,7 @@ test('on the main thread and in the worker the reader sees the span as labels an
 
 test('where no span is active the reader sees neither labels nor a record', () => {
   for (const cp of run.checkpoints.filter((c) => c.name.startsWith('untraced'))) {
+    expectSource(cp, false);
     expect({ name: cp.name, code: cp.seen.code, labels: cp.seen.row.labels, otel: cp.seen.row.otel ?? null }).toEqual({
       name: cp.name,
       code: 0,

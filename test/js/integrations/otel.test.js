@@ -11,14 +11,41 @@ const { trace, context, ROOT_CONTEXT } = require('@opentelemetry/api');
 const { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } = require('@opentelemetry/sdk-trace-base');
 const { AsyncLocalStorageContextManager } = require('@opentelemetry/context-async-hooks');
 const { CustomLabelsContextManager } = require('../../../lib/integrations/otel');
-const { withLabels, currentLabels } = require('../../..');
+const { withLabels, currentLabels, strategy } = require('../../..');
 const { addonPath } = require('../helpers');
 
 const binding = require(addonPath);
 
+// The label set address a reader finds on this thread (0n: none): the one
+// the hooks switch into custom_labels_current_set, or, hooks off
+// (CUSTOMLABELS_HOOKS=0), the one the walk through V8's continuation data
+// reaches.
+function readersSet() {
+  const s = strategy();
+  if (s.hooks) return binding.testing.currentSetAddress();
+  expect(binding.testing.currentSetAddress()).toBe(0n);
+  const w = binding.walkNodeContext(binding.testing.nodeDiscovery(), s.nodeLayout);
+  expect(['found', 'no-frame', 'not-in-frame', 'detached']).toContain(w.status);
+  return w.status === 'found' ? w.labelSet : 0n;
+}
+
+// The record a reader finds on this thread, the same way (null: none); hooks
+// off, the walk's record slot holds the record its set carries.
+function readersRecord() {
+  const s = strategy();
+  if (s.hooks) return binding.testing.currentRecord();
+  expect(binding.testing.currentRecord()).toBeNull();
+  const set = readersSet();
+  if (set === 0n) return null;
+  const w = binding.walkNodeContext(binding.testing.nodeDiscovery(), s.nodeLayout);
+  const { address, bytes } = binding.testing.recordOfSet(set);
+  expect(w.record).toBe(address);
+  return bytes;
+}
+
 // The OTEP 4947 record as a reader lays it out (null: no record).
 function currentRecord() {
-  const b = binding.testing.currentRecord();
+  const b = readersRecord();
   if (b === null) return null;
   const attrs = [];
   const size = b.readUInt16LE(26);
@@ -147,7 +174,7 @@ test('attach(): labels for the rest of the scope, restored by dispose()', () => 
 test('re-activating a span inside its own scope, or clearing it again, reuses the sets built', () => {
   const span = tracer.startSpan('reused');
   const ctx = trace.setSpan(ROOT_CONTEXT, span);
-  const address = () => binding.testing.currentSetAddress();
+  const address = readersSet;
   context.with(ctx, () => {
     const own = address();
     context.with(ctx, () => expect(address()).toBe(own)); // no new set: the same one

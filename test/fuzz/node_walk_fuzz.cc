@@ -1,0 +1,125 @@
+// libFuzzer target: the reader's hook-free Node.js walk (reader/node_walk.h
+// over core/node_walk.h) from an arbitrary discovery struct through arbitrary
+// memory. The input lays out a plausible heap (the struct, the continuation
+// data slot, a frame, an OrderedHashMap with counts, buckets and entries, the
+// storage handle, a wrapper) at addresses it chooses, then up to 8 regions of
+// raw bytes or fills, so the fuzzer starts near valid walks and spoils them.
+//
+// Oracle: no crash, leak or undefined behaviour (ASan, UBSan), and:
+// - the status is one of the documented ones;
+// - a closed gate reads the struct and nothing else;
+// - reads are bounded by the walk's shape: the struct, a fixed number of
+//   words, then 3 words per entry of the largest table it accepts;
+// - "found" only with the frame and store that were read;
+// - the same input walks the same way twice.
+//
+// clang-format off
+// fuzz-sources: src/reader/node_walk.cc src/core/node_walk.cc src/reader/memory_image.cc src/reader/format.cc
+// clang-format on
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "fuzz_input.h"
+#include "reader/memory_image.h"
+#include "reader/node_walk.h"
+
+using fuzz::Input;
+using fuzz::Require;
+
+namespace {
+
+class CountingReads final : public customlabels::reader::MemorySource {
+ public:
+  explicit CountingReads(const MemorySource& inner) : inner_(inner) {}
+  bool Read(uint64_t address, void* out, size_t size) const override {
+    ++reads;
+    bytes += size;
+    return inner_.Read(address, out, size);
+  }
+  mutable uint64_t reads = 0;
+  mutable uint64_t bytes = 0;
+
+ private:
+  const MemorySource& inner_;
+};
+
+std::string Words(const std::vector<uint64_t>& words) {
+  std::string out(words.size() * 8, '\0');
+  if (!words.empty()) std::memcpy(&out[0], words.data(), out.size());
+  return out;
+}
+
+uint64_t Smi(int64_t v) { return static_cast<uint64_t>(v) << 32; }
+
+bool Known(const std::string& status) {
+  for (const char* s : {"found", "gate-closed", "no-frame", "not-in-frame", "detached"}) {
+    if (status == s) return true;
+  }
+  return status.rfind("malformed: ", 0) == 0 || status.rfind("unreadable: ", 0) == 0;
+}
+
+}  // namespace
+
+// The input, little-endian: the struct's 32 bytes; then a heap flag u8 (odd:
+// lay out the plausible heap) with buckets u8 (log2, mod 8), entries u8,
+// our entry's index u8, and per entry (up to 16) its key-is-ours u8 and chain
+// u8; then up to 8 regions: address u64, kind u8, and either (odd kind)
+// length u64 and fill byte u8, or length u16 and that many bytes.
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  using namespace customlabels::reader;  // NOLINT(build/namespaces): this one function
+  Input in{data, size};
+  constexpr uint64_t kStruct = 0x10000, kSlot = 0x20000, kFrame = 0x30000, kTable = 0x40000,
+                     kHandle = 0x50000, kAls = 0x60001, kWrapper = 0x70000;
+  std::string raw = in.Bytes(32);
+  raw.resize(32, '\0');
+  MemoryImage image;
+  image.Add(kStruct, raw);
+  if (in.Byte() % 2 == 1) {
+    const int64_t buckets = int64_t{1} << (in.Byte() % 8);
+    const int64_t capacity = 2 * buckets;
+    const int64_t n = in.Byte() % 17;
+    std::vector<uint64_t> table{0x2001, Smi(3 + buckets + 3 * capacity), Smi(n), Smi(0),
+                                Smi(buckets)};
+    for (int64_t b = 0; b < buckets; ++b) table.push_back(Smi(static_cast<int8_t>(in.Byte())));
+    for (int64_t e = 0; e < capacity; ++e) {
+      const bool ours = e < n && in.Byte() % 2 == 1;
+      table.push_back(ours ? kAls : 0x6f001);
+      table.push_back(kWrapper + 1);
+      table.push_back(Smi(e < n ? static_cast<int8_t>(in.Byte()) : -1));
+    }
+    image.Add(kSlot, Words({kFrame + 1}));
+    image.Add(kFrame, Words({0x1001, 0x1001, 0x1001, kTable + 1}));
+    image.Add(kTable, Words(table));
+    image.Add(kHandle, Words({kAls}));
+    image.Add(kWrapper, Words(std::vector<uint64_t>(34, 0xabc000)));
+  }
+  for (int i = 0; i < 8 && !in.done(); ++i) {
+    const uint64_t at = in.U64();
+    if (in.Byte() % 2 == 1) {
+      const uint64_t length = in.U64();
+      image.AddFill(at, length, in.Byte());
+    } else {
+      image.Add(at, in.Bytes(in.U16()));
+    }
+  }
+
+  const CountingReads memory(image);
+  const NodeWalk w = WalkNode(memory, kStruct);
+  Require(Known(w.status));
+  uint64_t gate = 0;
+  std::memcpy(&gate, raw.data(), 8);
+  Require((w.status == "gate-closed") == (gate == 0));
+  if (w.status == "gate-closed") Require(memory.reads == 1);
+  // The struct; the slot, the table word, the length, 3 counts, the handle,
+  // the bucket; then key and chain per entry (at most 2 x 2^16 of them); the
+  // value and the store's two fields.
+  Require(memory.reads <= 1 + 8 + 2 * (uint64_t{2} << 16) + 3);
+  Require(memory.bytes <= 32 + 8 * (memory.reads - 1));
+  if (w.found()) Require(w.frame != 0 && w.frame != w.words.undefined_value);
+
+  const NodeWalk again = WalkNode(image, kStruct);
+  Require(again.status == w.status && again.label_set == w.label_set && again.record == w.record);
+  return 0;
+}
