@@ -109,6 +109,9 @@ function createApi(binding, info = {}) {
       hooks = true;
       reason = 'hooks stay on: the process context could not be republished with nodejs_v1_dev';
     }
+    // Without hooks no set is installed in a TLS slot: sets need no BigInt
+    // addresses (lib/label-set.js reads them when asked).
+    if (!hooks) writer.addresses = false;
     mode = Object.freeze({ wanted, hooks, node, reason });
     return mode;
   }

@@ -24,6 +24,7 @@ const {
 
 const ENTRIES_U32 = HEADER_BYTES / 4;
 const NEXT_OFFSET_U32 = NEXT_OFFSET_OFFSET / 4;
+const ADDRESS_U32 = ADDRESS_OFFSET / 4;
 const NEEDED_U32 = NEEDED_OFFSET / 4;
 
 // The scratch buffer grows to fit a large set and is given back after it.
@@ -122,9 +123,14 @@ class Encoder {
     return this.buffer.write(s, offset);
   }
 
-  // Results of native build(): the set's address as a BigInt (0n: no
-  // labels and no record left), the next free slab offset (DID_NOT_FIT) and the bytes the
-  // set needs (NEEDED_SATURATED: 4 GiB or more).
+  // Results of native build(): whether it wrote a set (false: no labels and
+  // no record left), the set's address as a BigInt, the next free slab
+  // offset (DID_NOT_FIT) and the bytes the set needs (NEEDED_SATURATED: 4 GiB
+  // or more).
+  wroteSet() {
+    return (this.u32[ADDRESS_U32] | this.u32[ADDRESS_U32 + 1]) !== 0;
+  }
+
   address() {
     return this.u64[0];
   }

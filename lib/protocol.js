@@ -25,6 +25,10 @@
 //                    length (VALUE_REMOVED: remove the key; no value bytes)
 //   then          in: key bytes, value bytes, update after update
 //
+// A set written into a slab carries its own address at SET_SELF_OFFSET and
+// its record's (0: none) at SET_RECORD_OFFSET, where lib/label-set.js and
+// the V8 unit read them instead of passing them around.
+//
 // Integers are in the machine's byte order (both sides run in one process).
 
 // The version of everything lib/ and the addon agree on: this layout, the
@@ -44,6 +48,9 @@ const TRACE_ID_OFFSET = 32;
 const SPAN_ID_OFFSET = 48;
 const HEADER_BYTES = 56;
 const ENTRY_BYTES = 8;
+
+const SET_SELF_OFFSET = 24;
+const SET_RECORD_OFFSET = 40;
 
 const TRACE_INHERIT = 0;
 const TRACE_SET = 1;
@@ -69,6 +76,8 @@ module.exports = Object.freeze({
   TRACE_ID_OFFSET,
   SPAN_ID_OFFSET,
   ENTRY_BYTES,
+  SET_SELF_OFFSET,
+  SET_RECORD_OFFSET,
   TRACE_INHERIT,
   TRACE_SET,
   TRACE_CLEAR,

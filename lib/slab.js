@@ -28,6 +28,10 @@ class SlabWriter {
     this.encoder = new Encoder(undefined, records);
     this.slab = new ArrayBuffer(SLAB);
     this.offset = 0;
+    // Whether sets are given their addresses as BigInts when written (the
+    // hooks install them in the TLS slots); otherwise a set reads them from
+    // its own header when asked, and writing one allocates no BigInt.
+    this.addresses = true;
   }
 
   // The set `updates` make over `parent` (a LabelSet or null) with the
@@ -63,10 +67,11 @@ class SlabWriter {
       }
     }
     if (target === this.slab) this.offset = encoder.nextOffset();
-    const address = encoder.address();
-    const record = encoder.recordAddress();
+    const wrote = encoder.wroteSet();
+    const address = wrote && this.addresses ? encoder.address() : undefined;
+    const record = wrote && this.addresses ? encoder.recordAddress() : undefined;
     encoder.shrink();
-    if (address === 0n) return null;
+    if (!wrote) return null;
     const traced = trace === null ? parent !== null && parent.traced : trace.op === TRACE_SET;
     return new this.LabelSet(target, offset, address, record, traced);
   }

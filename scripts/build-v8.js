@@ -41,6 +41,9 @@ function buildUnit(dir, { arch = process.arch, out = path.join(root, 'build', 'v
   const work = fs.mkdtempSync(path.join(os.tmpdir(), `customlabels-v8-${abi}-${arch}-`));
   try {
     fs.cpSync(path.join(root, 'src', 'v8'), work, { recursive: true, filter: (f) => !f.includes(`${path.sep}build`) });
+    // The one core header the unit shares (the set layout it reads).
+    fs.mkdirSync(path.join(work, 'core'));
+    fs.copyFileSync(path.join(root, 'src', 'core', 'scratch_protocol.h'), path.join(work, 'core', 'scratch_protocol.h'));
     // npm's settings (npm_config_nodedir from an .npmrc, a target) would
     // override the headers asked for here.
     const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.toLowerCase().startsWith('npm_config_')));

@@ -8,6 +8,9 @@
 
 namespace customlabels::core {
 
+static_assert(scratch::kSetSelfOffset == LabelSetLayout::kSelfOffset);
+static_assert(scratch::kSetRecordOffset == LabelSetLayout::kRecordOffset);
+
 namespace {
 
 uintptr_t Address(const void* p) { return reinterpret_cast<uintptr_t>(p); }

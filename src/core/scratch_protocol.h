@@ -19,6 +19,10 @@
 //   scratch[56..56+8n)  in: per update, uint32 key length, uint32 value length
 //                    (kValueRemoved: remove the key; no value bytes follow)
 //   then          in: key bytes, value bytes, update after update
+//
+// A set written into a slab carries its own address at kSetSelfOffset and
+// its record's (0: none) at kSetRecordOffset (LabelSetLayout), where lib/ and
+// the V8 unit read them instead of passing them around.
 #ifndef CUSTOMLABELS_CORE_SCRATCH_PROTOCOL_H_
 #define CUSTOMLABELS_CORE_SCRATCH_PROTOCOL_H_
 
@@ -48,6 +52,9 @@ constexpr size_t kEntryBytes = 8;
 constexpr uint8_t kTraceInherit = 0;
 constexpr uint8_t kTraceSet = 1;
 constexpr uint8_t kTraceClear = 2;
+
+constexpr size_t kSetSelfOffset = 24;
+constexpr size_t kSetRecordOffset = 40;
 
 // Value length of an update that removes its key.
 constexpr uint32_t kValueRemoved = 0xffffffffu;

@@ -14,13 +14,17 @@
 //   pin(als) -> {cpedSlot, alsHandle, alsIdentityHash, undefinedValue,
 //                taggedSize, jsMapTableOffset, orderedHashMapHeaderSize,
 //                labelSetSlotOffset, recordSlotOffset}
-//   Wrapper(labelSet: bigint, record: bigint)   a constructor; the two
-//                                   addresses go into internal fields 0, 1
+//   Wrapper(slab: ArrayBuffer, offset: number)  a constructor for the set
+//                                   written at `offset` in `slab`: its address
+//                                   and its record's, read from the set's own
+//                                   header, go into internal fields 0, 1
 #include <node.h>
 #include <v8.h>
 
 #include <cstdint>
 #include <cstring>
+
+#include "core/scratch_protocol.h"
 
 namespace customlabels::v8unit {
 
@@ -38,7 +42,7 @@ using v8::Value;
 using Address = v8::internal::Address;
 using Internals = v8::internal::Internals;
 
-constexpr int kUnitVersion = 1;
+constexpr int kUnitVersion = 2;
 constexpr int kFields = 2;
 
 static_assert(sizeof(Global<Object>) == sizeof(void*), "a Global is one slot pointer");
@@ -179,31 +183,39 @@ void Pin(const FunctionCallbackInfo<Value>& args) {
   args.GetReturnValue().Set(out);
 }
 
-bool AddressArg(Local<Value> v, void** out) {
-  if (!v->IsBigInt()) return false;
-  bool lossless = false;
-  const uint64_t address = v.As<BigInt>()->Uint64Value(&lossless);
-  // Aligned pointers only (V8 keeps them untagged); 0 is none.
-  if (!lossless || (address & 1) != 0) return false;
-  *out = reinterpret_cast<void*>(static_cast<uintptr_t>(address));
-  return true;
-}
-
+// The set written at `args[1]` in the ArrayBuffer `args[0]`: it must carry
+// its own address, and its record (if any) must lie in the same slab, so a
+// wrapper never points anywhere else. No BigInt is made or read per set.
 void NewWrapper(const FunctionCallbackInfo<Value>& args) {
   Isolate* isolate = args.GetIsolate();
   if (!args.IsConstructCall()) {
     Throw(isolate, "Wrapper is a constructor");
     return;
   }
-  void* fields[kFields] = {nullptr, nullptr};
-  for (int f = 0; f < kFields; ++f) {
-    if (!AddressArg(args[f], &fields[f])) {
-      Throw(isolate, "Wrapper takes two aligned addresses as bigints");
-      return;
-    }
+  namespace scratch = customlabels::core::scratch;
+  if (!args[0]->IsArrayBuffer() || !args[1]->IsUint32()) {
+    Throw(isolate, "Wrapper takes a slab (ArrayBuffer) and an offset");
+    return;
   }
-  Local<Object> self = args.This();
-  for (int f = 0; f < kFields; ++f) SetField(self, f, fields[f]);
+  Local<v8::ArrayBuffer> slab = args[0].As<v8::ArrayBuffer>();
+  const size_t offset = args[1].As<v8::Uint32>()->Value();
+  const size_t size = slab->ByteLength();
+  auto* const data = static_cast<unsigned char*>(slab->Data());
+  uint64_t self = 0, record = 0;
+  if (data != nullptr && offset % 8 == 0 && offset <= size &&
+      size - offset >= scratch::kSetRecordOffset + sizeof(record)) {
+    std::memcpy(&self, data + offset + scratch::kSetSelfOffset, sizeof(self));
+    std::memcpy(&record, data + offset + scratch::kSetRecordOffset, sizeof(record));
+  }
+  const uint64_t base = reinterpret_cast<uintptr_t>(data) + offset;
+  const uint64_t end = reinterpret_cast<uintptr_t>(data) + size;
+  if (self == 0 || self != base || (record != 0 && (record % 8 != 0 || record < base || record >= end))) {
+    Throw(isolate, "Wrapper: no customlabels label set at that offset");
+    return;
+  }
+  Local<Object> self_object = args.This();
+  SetField(self_object, 0, reinterpret_cast<void*>(static_cast<uintptr_t>(self)));
+  SetField(self_object, 1, reinterpret_cast<void*>(static_cast<uintptr_t>(record)));
 }
 
 }  // namespace

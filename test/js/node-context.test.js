@@ -228,6 +228,41 @@ describe('hooks off', () => {
   });
 });
 
+describe('the V8 unit', () => {
+  // The unit for this Node.js ABI: built for Node 22+ (scripts/build-v8.js),
+  // none below.
+  const { loadV8Unit } = require('../../lib/v8-unit');
+  const loaded = loadV8Unit();
+  if (!acfWithFlag) {
+    test('none loads below Node.js 22, and the reason says why', () => {
+      expect(loaded).toMatchObject({ unit: null, reason: expect.stringMatching(/^no V8 unit for this Node\.js ABI /) });
+    });
+    return;
+  }
+  test('its Wrapper takes only a set customlabels wrote: anything else is a TypeError, never a wrapper pointing elsewhere', () => {
+    expect(loaded.reason).toBeNull();
+    const { Wrapper } = loaded.unit;
+    const notASet = /^Wrapper: no customlabels label set at that offset$/;
+    const junk = new ArrayBuffer(256);
+    new Uint8Array(junk).fill(0x41);
+    expect(() => new Wrapper(junk, 0)).toThrow(notASet);
+    expect(() => new Wrapper(new ArrayBuffer(256), 0)).toThrow(notASet); // zeros
+    expect(() => new Wrapper(new ArrayBuffer(40), 0)).toThrow(notASet); // too short for the header
+    expect(() => new Wrapper(new ArrayBuffer(256), 4)).toThrow(notASet); // misaligned
+    expect(() => new Wrapper(new ArrayBuffer(256), 4096)).toThrow(notASet); // past the end
+    expect(() => new Wrapper(new Uint8Array(256), 0)).toThrow(/takes a slab \(ArrayBuffer\) and an offset/);
+    expect(() => new Wrapper(junk, -8)).toThrow(/takes a slab \(ArrayBuffer\) and an offset/);
+    expect(() => Wrapper(junk, 0)).toThrow(/is a constructor/);
+    // A set customlabels wrote: accepted at its own offset only.
+    const binding = require('../../build/Release/customlabels.node');
+    const { SlabWriter } = require('../../lib/slab');
+    const { readLabels } = require('../../lib/labels');
+    const set = new SlabWriter(binding).write(null, readLabels({ a: '1' }));
+    expect(new Wrapper(set.slab, set.offset)).toBeInstanceOf(Wrapper);
+    expect(() => new Wrapper(set.slab, set.offset + 8)).toThrow(notASet);
+  });
+});
+
 describe('configure()', () => {
   test('bad options are TypeErrors with a stable code; a change after the first scope is refused, the same value is not', async () => {
     const r = await runNode(`
