@@ -63,15 +63,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   target.current_set.dyn_offset = in.U64();
   const unsigned profile = in.Byte() % 2;  // the default view, or the first profile's
   MemoryImage image;
-  for (int i = 0; i < 16 && !in.done(); ++i) {
-    const uint64_t at = in.U64();
-    if (in.Byte() % 2 == 1) {
-      const uint64_t length = in.U64();
-      image.AddFill(at, length, in.Byte());
-    } else {
-      image.Add(at, in.Bytes(in.U16()));
-    }
-  }
+  fuzz::AddRegions(&in, &image, 16);
   const Counting memory(image);
   const DecodedSet d = mode == 0 ? DecodeLabelSet(memory, pointer, limits)
                                  : ReadCurrentSet(target, pointer, memory, limits).set;

@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <string>
 
+#include "reader/memory_image.h"
 #include "reader/memory_source.h"
 
 namespace fuzz {
@@ -59,6 +60,21 @@ struct Input {
     return out;
   }
 };
+
+// Up to `max` regions into `image`, as the targets' inputs lay them out:
+// address u64, kind u8, and either (odd kind) length u64 and fill byte u8,
+// or length u16 and that many bytes.
+inline void AddRegions(Input* in, customlabels::reader::MemoryImage* image, int max) {
+  for (int i = 0; i < max && !in->done(); ++i) {
+    const uint64_t at = in->U64();
+    if (in->Byte() % 2 == 1) {
+      const uint64_t length = in->U64();
+      image->AddFill(at, length, in->Byte());
+    } else {
+      image->Add(at, in->Bytes(in->U16()));
+    }
+  }
+}
 
 inline bool ValidUtf8NoControls(const std::string& s, bool newlines) {
   for (size_t i = 0; i < s.size();) {

@@ -95,15 +95,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     image.Add(kHandle, Words({kAls}));
     image.Add(kWrapper, Words(std::vector<uint64_t>(34, 0xabc000)));
   }
-  for (int i = 0; i < 8 && !in.done(); ++i) {
-    const uint64_t at = in.U64();
-    if (in.Byte() % 2 == 1) {
-      const uint64_t length = in.U64();
-      image.AddFill(at, length, in.Byte());
-    } else {
-      image.Add(at, in.Bytes(in.U16()));
-    }
-  }
+  fuzz::AddRegions(&in, &image, 8);
 
   const CountingReads memory(image);
   const NodeWalk w = WalkNode(memory, kStruct);

@@ -38,16 +38,7 @@ EXPORT void fake_otel_publish(void* record) {
 #endif
 
 #ifdef FAKE_ADDON_NODE
-// The layout of the OpenTelemetry eBPF profiler's design doc "Node.js Thread
-// Context" (PR #1861), as src/core/node_context.h defines it.
-typedef struct {
-  uint64_t cped_slot;
-  uint64_t als_handle;
-  int32_t als_identity_hash;
-  uint8_t record_slot_offset;
-  uint8_t reserved[3];
-  uint64_t undefined_addr;
-} fake_node_ctx_t;
+#include "fake_node_ctx.h"
 
 EXPORT __thread fake_node_ctx_t otel_thread_ctx_nodejs_v1;
 EXPORT __thread const uint64_t* custom_labels_als_handle;

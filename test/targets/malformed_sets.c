@@ -22,30 +22,14 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include "fake_set.h"
 #include "shape_thread.h"
 
-typedef struct {
-  size_t len;
-  const unsigned char* buf;
-} str_t;
-typedef struct {
-  str_t key, value;
-} label_t;
-typedef struct {
-  label_t* storage;
-  size_t count;
-  size_t capacity;
-} set_t;
 
 static void (*publish)(const void*);
 static int spin;
 static pthread_mutex_t print_lock = PTHREAD_MUTEX_INITIALIZER;
 static const size_t kPage = 4096;
-
-static void die(const char* what) {
-  perror(what);
-  exit(1);
-}
 
 static void* map(size_t n, int flags) {
   void* p = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | flags, -1, 0);
@@ -339,10 +323,6 @@ static const struct shape kShapes[] = {
 };
 enum { kShapeCount = sizeof(kShapes) / sizeof(kShapes[0]) };
 
-static pthread_mutex_t ready_lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t ready_cond = PTHREAD_COND_INITIALIZER;
-static int ready_count;
-
 static void* run_shape(void* arg) {
   const struct shape* s = arg;
   pthread_setname_np(pthread_self(), s->name);
@@ -353,10 +333,7 @@ static void* run_shape(void* arg) {
   printf("{\"shape\":\"%s\",\"tid\":%d,\"set\":\"%p\"%s}\n", s->name, gettid(), set, extra);
   fflush(stdout);
   pthread_mutex_unlock(&print_lock);
-  pthread_mutex_lock(&ready_lock);
-  ++ready_count;
-  pthread_cond_signal(&ready_cond);
-  pthread_mutex_unlock(&ready_lock);
+  shape_ready();
   // Built at normal priority; spinning at the lowest, so a reader (and the
   // rest of the machine) still gets the CPU.
   if (s->build == rewriting) {
@@ -408,9 +385,7 @@ int main(int argc, char** argv) {
     if (pthread_create(&t, NULL, run_shape, (void*)chosen[i]) != 0) die("pthread_create");
     rewrite = rewrite || chosen[i]->build == rewriting;
   }
-  pthread_mutex_lock(&ready_lock);
-  while (ready_count < n) pthread_cond_wait(&ready_cond, &ready_lock);
-  pthread_mutex_unlock(&ready_lock);
+  wait_for_shapes(n);
   if (rewrite) {
     pthread_t t;
     if (pthread_create(&t, NULL, rewriter, NULL) != 0) die("pthread_create");

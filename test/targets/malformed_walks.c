@@ -20,37 +20,12 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "fake_node_ctx.h"
+#include "fake_set.h"
 #include "shape_thread.h"
 
-typedef struct {
-  uint64_t cped_slot;
-  uint64_t als_handle;
-  int32_t als_identity_hash;
-  uint8_t record_slot_offset;
-  uint8_t reserved[3];
-  uint64_t undefined_addr;
-} node_ctx_t;
-
-typedef struct {
-  size_t len;
-  const unsigned char* buf;
-} str_t;
-typedef struct {
-  str_t key, value;
-} label_t;
-typedef struct {
-  label_t* storage;
-  size_t count;
-  size_t capacity;
-} set_t;
-
-static void (*node_publish)(const node_ctx_t*);
+static void (*node_publish)(const fake_node_ctx_t*);
 static pthread_mutex_t print_lock = PTHREAD_MUTEX_INITIALIZER;
-
-static void die(const char* what) {
-  perror(what);
-  exit(1);
-}
 
 static void* map(size_t n, int prot) {
   void* p = mmap(NULL, n, prot, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -65,7 +40,7 @@ static uint64_t smi(int64_t v) { return (uint64_t)v << 32; }
 // The heap of one thread, as V8 lays it out on 64-bit Linux: what each shape
 // then spoils.
 typedef struct {
-  node_ctx_t d;
+  fake_node_ctx_t d;
   uint64_t* slot;     // the continuation data slot: the frame
   uint64_t* frame;    // JSMap: map, properties, elements, table
   uint64_t* table;    // OrderedHashMap: map, length, elements, deleted, buckets, ...
@@ -113,7 +88,7 @@ static void build(heap_t* h, int64_t buckets) {
   h->frame[3] = tagged(h->table);
   h->slot = words(1);
   *h->slot = tagged(h->frame);
-  h->d = (node_ctx_t){
+  h->d = (fake_node_ctx_t){
       (uint64_t)(uintptr_t)h->slot, (uint64_t)(uintptr_t)handle, hash, 32, {0}, undefined};
 }
 
@@ -168,10 +143,6 @@ static const struct shape kShapes[] = {
 };
 enum { kShapeCount = sizeof(kShapes) / sizeof(kShapes[0]) };
 
-static pthread_mutex_t ready_lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t ready_cond = PTHREAD_COND_INITIALIZER;
-static int ready_count;
-
 static void* run_shape(void* arg) {
   const struct shape* s = arg;
   // Thread names are at most 15 bytes.
@@ -186,10 +157,7 @@ static void* run_shape(void* arg) {
   printf("{\"shape\":\"%s\",\"tid\":%d,\"set\":\"%p\"}\n", s->name, gettid(), (void*)h.set);
   fflush(stdout);
   pthread_mutex_unlock(&print_lock);
-  pthread_mutex_lock(&ready_lock);
-  ++ready_count;
-  pthread_cond_signal(&ready_cond);
-  pthread_mutex_unlock(&ready_lock);
+  shape_ready();
   stay_forever(0);
   return NULL;
 }
@@ -204,15 +172,13 @@ int main(int argc, char** argv) {
     fprintf(stderr, "dlopen: %s\n", dlerror());
     return 1;
   }
-  node_publish = (void (*)(const node_ctx_t*))dlsym(addon, "fake_node_publish");
+  node_publish = (void (*)(const fake_node_ctx_t*))dlsym(addon, "fake_node_publish");
   if (node_publish == NULL) die("dlsym fake_node_publish");
   for (int i = 0; i < kShapeCount; ++i) {
     pthread_t t;
     if (pthread_create(&t, NULL, run_shape, (void*)&kShapes[i]) != 0) die("pthread_create");
   }
-  pthread_mutex_lock(&ready_lock);
-  while (ready_count < kShapeCount) pthread_cond_wait(&ready_cond, &ready_lock);
-  pthread_mutex_unlock(&ready_lock);
+  wait_for_shapes(kShapeCount);
   printf("ready\n");
   fflush(stdout);
   char buf[64];

@@ -46,11 +46,6 @@ static pthread_mutex_t print_lock = PTHREAD_MUTEX_INITIALIZER;
 static const size_t kPage = 4096;
 static int spin;
 
-static void die(const char* what) {
-  perror(what);
-  exit(1);
-}
-
 static void* map(size_t n, int prot) {
   void* p = mmap(NULL, n, prot, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (p == MAP_FAILED) die("mmap");
@@ -342,10 +337,6 @@ static struct {
   size_t count, capacity;
 } set = {&label, 1, 1};
 
-static pthread_mutex_t ready_lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t ready_cond = PTHREAD_COND_INITIALIZER;
-static int ready_count;
-
 static void* run_shape(void* arg) {
   const shape_t* s = arg;
   pthread_setname_np(pthread_self(), s->name);
@@ -358,10 +349,7 @@ static void* run_shape(void* arg) {
          record, labels);
   fflush(stdout);
   pthread_mutex_unlock(&print_lock);
-  pthread_mutex_lock(&ready_lock);
-  ++ready_count;
-  pthread_cond_signal(&ready_cond);
-  pthread_mutex_unlock(&ready_lock);
+  shape_ready();
   stay_forever(spin);
   return NULL;
 }
@@ -403,9 +391,7 @@ int main(int argc, char** argv) {
     pthread_t t;
     if (pthread_create(&t, NULL, run_shape, (void*)&kShapes[i]) != 0) die("pthread_create");
   }
-  pthread_mutex_lock(&ready_lock);
-  while (ready_count < kShapeCount) pthread_cond_wait(&ready_cond, &ready_lock);
-  pthread_mutex_unlock(&ready_lock);
+  wait_for_shapes(kShapeCount);
   if (header != NULL) {
     printf("{\"context\":\"%p\",\"payload\":\"%p\",\"payload_size\":%u,\"published_at\":%llu}\n",
            (void*)header, (void*)payload.bytes, header->payload_size,
