@@ -1,15 +1,17 @@
 'use strict';
 
-// Load generator: `count` GET requests over `connections` keep-alive
+// Load generator: `count` requests over `connections` keep-alive
 // connections, each request waiting for the previous one on its connection.
 // `path` defaults to /hello; `{i}` in it becomes the request's number
-// (/api/users/{i}: every request asks for another id).
-//   node bench/http-load.js <port> <count> [connections] [path]
+// (/api/users/{i}: every request asks for another id). `request` (JSON) may
+// give a method, headers and a body (a bench/apps module's `request`).
+//   node bench/http-load.js <port> <count> [connections] [path] [request]
 
 const http = require('node:http');
 
 const [port, count, connections = 16] = process.argv.slice(2, 5).map(Number);
 const pathPattern = process.argv[5] ?? '/hello';
+const spec = process.argv[6] === undefined ? {} : JSON.parse(process.argv[6]);
 const agent = new http.Agent({ keepAlive: true, maxSockets: connections });
 const customers = ['acme', 'globex', 'initech', 'umbrella'];
 let sent = 0;
@@ -18,12 +20,22 @@ function one() {
   if (sent >= count) return Promise.resolve();
   const i = sent++;
   return new Promise((resolve, reject) => {
-    http
-      .get({ host: '127.0.0.1', port, path: pathPattern.replace('{i}', String(i)), agent, headers: { 'x-customer': customers[i % 4] } }, (res) => {
+    const req = http.request(
+      {
+        host: '127.0.0.1',
+        port,
+        method: spec.method ?? 'GET',
+        path: pathPattern.replace('{i}', String(i)),
+        agent,
+        headers: { 'x-customer': customers[i % 4], ...spec.headers },
+      },
+      (res) => {
         res.resume();
         res.on('end', resolve);
-      })
-      .on('error', reject);
+      },
+    );
+    req.on('error', reject);
+    req.end(spec.body);
   }).then(one);
 }
 

@@ -24,6 +24,9 @@
 //                 next), a template known in advance (one repeating set: what
 //                 an app-level withLabels costs at best)
 //   integration   customlabels/express labels() / customlabels/fastify plugin
+//
+// Other frameworks' `api` servers are modules in bench/apps/<framework>.js:
+// { modes, request: { method, path, headers, body }, serve(mode, handled) }.
 
 const { createMode } = require('./modes');
 
@@ -137,4 +140,9 @@ process.on('message', (msg) => {
   }
 });
 
-(app === 'api' ? apiServer() : helloServer()).then((port) => process.send({ port }));
+function appServer() {
+  if (framework === 'express' || framework === 'fastify') return app === 'api' ? apiServer() : helloServer();
+  return Promise.resolve(require(`./apps/${framework}`).serve(modeName, () => requests++));
+}
+
+appServer().then((port) => process.send({ port }));

@@ -6,7 +6,9 @@
 //   npm run bench                       # this node, Node 24 and Node 26, 5 runs
 //   npm run bench -- --runs 7 --write   # and update bench/README.md
 //   npm run bench -- --only integrations --node 20 --node 24 --node 26 --runs 5
-//   options: --runs N, --only micro|http|integrations|thread-context|nohooks
+//   npm run bench -- --only integrations --frameworks koa,hapi,hono --node 20 --runs 5
+//   options: --runs N, --only micro|http|integrations|thread-context|nohooks,
+//            --frameworks NAME,... (the integrations suite's: express, fastify, koa, ...)
 //            (comma-separated for several), --node PATH|MAJOR (repeatable; a major version other
 //            than this node's is fetched once into .node-versions/MAJOR),
 //            --write, --from bench/results/latest.json (re-render saved results)
@@ -34,6 +36,7 @@ const SUITES = ['micro', 'http', 'integrations', 'thread-context', 'nohooks'];
 const suites = only === null ? SUITES : only.split(',');
 for (const s of suites) if (!SUITES.includes(s)) throw new Error(`--only: unknown suite ${s} (expected ${SUITES.join(', ')})`);
 const write = args.includes('--write');
+const frameworks = opt('--frameworks', null)?.split(',') ?? null;
 const cpus = os.cpus().length;
 const pin = (cpu) => (cpus > 1 ? ['taskset', ['-c', String(cpu)]] : null);
 
@@ -80,7 +83,9 @@ const NO_RECORDS = { ...process.env, CUSTOMLABELS_THREAD_CONTEXT: '0' };
 // report ({cpuMicros, requests, ...}) instead.
 async function runHttp(node, framework, mode, { app = 'hello', warmup = 3000, count = 12000, env = process.env, report: whole = false } = {}) {
   const p = pin(0);
-  const loadPath = app === 'api' ? '/api/users/{i}' : '/hello';
+  const spec = APPS[framework]?.request;
+  const loadPath = spec !== undefined ? spec.path : app === 'api' ? '/api/users/{i}' : '/hello';
+  const loadArgs = spec !== undefined ? [loadPath, JSON.stringify(spec)] : [loadPath];
   const [script, argv] = framework === 'otel' ? ['otel-server.js', [mode]] : ['http-server.js', [framework, mode, app]];
   const server = fork(path.join(__dirname, script), argv, {
     execPath: p ? p[0] : node,
@@ -96,7 +101,7 @@ async function runHttp(node, framework, mode, { app = 'hello', warmup = 3000, co
   const { port } = await message();
   const load = (n) =>
     new Promise((resolve, reject) => {
-      const child = spawnPinned(1, node, [path.join(__dirname, 'http-load.js'), String(port), String(n), '16', loadPath], { stdio: ['ignore', 'ignore', 'inherit'] });
+      const child = spawnPinned(1, node, [path.join(__dirname, 'http-load.js'), String(port), String(n), '16', ...loadArgs], { stdio: ['ignore', 'ignore', 'inherit'] });
       child.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`load exited ${code}`))));
     });
   await load(warmup);
@@ -110,11 +115,21 @@ async function runHttp(node, framework, mode, { app = 'hello', warmup = 3000, co
 
 const MICRO_MODES = ['none', 'loaded', 'als', 'floor', 'labels'];
 const HTTP_MODES = ['none', 'als', 'floor', 'labels'];
-// bench/http-server.js `api` modes, per framework (labels-const: Express only).
+// bench/http-server.js `api` modes, per framework (labels-const where the app has one).
+// bench/apps/<framework>.js servers: their own modes and request.
+const APPS = Object.fromEntries(
+  fs
+    .readdirSync(path.join(__dirname, 'apps'))
+    .filter((f) => f.endsWith('.js'))
+    .map((f) => [path.basename(f, '.js'), require(`./apps/${f}`)]),
+);
 const INTEGRATION_MODES = {
   express: ['none', 'als-mw', 'labels-mw', 'labels-const', 'integration'],
   fastify: ['none', 'als-mw', 'labels-mw', 'integration'],
+  ...Object.fromEntries(Object.entries(APPS).map(([name, app]) => [name, app.modes])),
 };
+// The integrations table's names of the frameworks.
+const FRAMEWORK_NAMES = { express: 'Express 5', fastify: 'Fastify 5', koa: 'Koa 3', hapi: 'hapi 21', hono: 'Hono 4' };
 
 async function benchNode(node) {
   const result = { node: version(node), micro: {}, http: {}, integrations: {} };
@@ -146,6 +161,7 @@ async function benchNode(node) {
   }
   if (suites.includes('integrations')) {
     for (const [framework, modes] of Object.entries(INTEGRATION_MODES)) {
+      if (frameworks !== null && !frameworks.includes(framework)) continue;
       const samples = {};
       for (let r = 0; r < runs; r++) {
         for (const mode of rotate(modes, r)) (samples[mode] ||= []).push(await runHttp(node, framework, mode, { app: 'api' }));
@@ -361,7 +377,8 @@ function integrationsTable(results) {
   ];
   const x = (v) => (v === undefined ? '—' : `**${v.toFixed(2)}×**`);
   for (const r of results) {
-    for (const [framework, name] of [['express', 'Express 5'], ['fastify', 'Fastify 5']]) {
+    for (const framework of Object.keys(INTEGRATION_MODES)) {
+      const name = FRAMEWORK_NAMES[framework] ?? framework;
       const it = r.integrations?.[framework];
       if (!it) continue;
       const m = it.median;

@@ -8,11 +8,22 @@
 //
 // With --serve [seconds] it then keeps serving a steady load in which each
 // customer costs a different amount of CPU, so you can look at it from
-// outside: npx customlabels inspect <pid> / npx customlabels sample <pid>.
+// outside: npm run reader -- inspect <pid> / npm run reader -- sample <pid>
+// (`npx customlabels ...` where the package is installed as a dependency).
+//
+// It also reads itself from outside, as a profiler would: inside one labelled
+// request it runs the reader on its own process (which stops the thread, reads
+// its thread pointer and memory) and prints what the reader saw, or why it
+// could not (the reader needs root or CAP_SYS_PTRACE).
 
 const http = require('node:http');
+const path = require('node:path');
 const fs = require('node:fs/promises');
+const { spawnSync } = require('node:child_process');
 const { withLabels, currentLabels, strategy } = require('..');
+
+const reader = path.join(__dirname, '..', 'bin', 'customlabels.js');
+const READER_EXIT = { 3: 'no such process', 4: 'not permitted to ptrace', 5: 'addon not loaded' };
 
 const fmt = (labels) => {
   const entries = Object.entries(labels);
@@ -32,7 +43,22 @@ const burn = (ms) => {
   while (process.hrtime.bigint() < end);
 };
 
+// Runs the reader on this thread while it is inside the request's scope: this
+// thread blocks in spawnSync, so the reader sees exactly this request's labels.
+function readSelf() {
+  const out = spawnSync(process.execPath, [reader, 'inspect', String(process.pid), '--tid', String(process.pid)], {
+    encoding: 'utf8',
+    timeout: 20000,
+  });
+  return { code: out.status, text: (out.stdout + out.stderr).trim() };
+}
+
 async function handler(req, res) {
+  if (req.headers['x-read-self']) {
+    await null;
+    res.end(JSON.stringify(readSelf()));
+    return;
+  }
   if (req.headers['x-load']) {
     await null;
     burn(cost[req.headers['x-customer']] || 0);
@@ -84,6 +110,7 @@ async function main() {
     for (const [where, labels] of steps) console.log(`  ${where.padEnd(18)} ${fmt(labels)}`);
   }
   console.log(`\nafter all requests: ${fmt(currentLabels())}`);
+  await showReader(port);
   const serve = process.argv.indexOf('--serve');
   if (serve === -1) {
     server.close();
@@ -91,10 +118,37 @@ async function main() {
   }
   const seconds = Number(process.argv[serve + 1]) || 60;
   console.log(`\nserving load for ${seconds} s; from another terminal (as root):`);
-  console.log(`  npx customlabels inspect ${process.pid}`);
-  console.log(`  npx customlabels sample ${process.pid} --duration 5s --by customer`);
+  console.log(`  npm run reader -- inspect ${process.pid}`);
+  console.log(`  npm run reader -- sample ${process.pid} --duration 5s --by customer`);
   await load(port, seconds);
   server.close();
+}
+
+// One more request, whose handler runs the reader on this process: what an
+// external profiler sees while that request runs.
+async function showReader(port) {
+  const { code, text } = await new Promise((resolve, reject) => {
+    http
+      .get({ host: '127.0.0.1', port, path: '/checkout', headers: { 'x-customer': 'acme', 'x-read-self': '1' } }, (res) => {
+        let body = '';
+        res.on('data', (d) => (body += d));
+        res.on('end', () => resolve(JSON.parse(body)));
+      })
+      .on('error', reject);
+  });
+  console.log('\nwhat a profiler sees from outside, read by the customlabels reader during GET /checkout for acme:');
+  if (code === 0) {
+    console.log(text.replace(/^/gm, '  '));
+    return;
+  }
+  const why = READER_EXIT[code] ?? (code === null ? 'timed out' : `exit ${code}`);
+  console.log(`  the reader could not read this process (${why}):`);
+  console.log(text.replace(/^/gm, '    '));
+  if (code === 4) {
+    console.log('  it stops threads with ptrace: run the demo as root (sudo npm run demo), or give node CAP_SYS_PTRACE');
+    console.log('  (sudo setcap cap_sys_ptrace+ep "$(command -v node)"), or allow it with');
+    console.log('  sudo sysctl kernel.yama.ptrace_scope=0 when Yama is what refused');
+  }
 }
 
 // Sequential requests from a few clients, customers in turn.

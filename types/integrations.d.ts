@@ -1,4 +1,4 @@
-// Options shared by customlabels/express and customlabels/fastify.
+// Options shared by the HTTP integrations (express, fastify, koa, hapi, hono).
 import type { Labels } from './index';
 
 export interface RequestLabelsOptions<Request> {

@@ -53,3 +53,26 @@ test('loading the package, CJS or ESM, enables no hook until withLabels is first
   expect(code).toBe(0);
   expect(JSON.parse(stdout)).toEqual({ before: 0, after: true });
 });
+
+test('every subpath export: import gives the CommonJS implementation\'s own functions', async () => {
+  const subpaths = Object.keys(require('../../package.json').exports).filter((s) => s !== '.' && s !== './package.json');
+  const { code, stdout, stderr } = await runNode(
+    `
+    import { createRequire } from 'node:module';
+    const require = createRequire(import.meta.url);
+    const out = {};
+    for (const subpath of ${JSON.stringify(subpaths)}) {
+      const name = 'customlabels' + subpath.slice(1);
+      const esm = await import(name);
+      const cjs = require(name);
+      const named = Object.keys(esm).filter((k) => k !== 'default');
+      out[subpath] = { default: esm.default === cjs, named: named.length > 0 && named.every((k) => esm[k] === cjs[k]) };
+    }
+    process.stdout.write(JSON.stringify(out));
+  `,
+    { args: ['--input-type=module'] },
+  );
+  expect(stderr).toBe('');
+  expect(code).toBe(0);
+  expect(JSON.parse(stdout)).toEqual(Object.fromEntries(subpaths.map((s) => [s, { default: true, named: true }])));
+});

@@ -5,6 +5,11 @@ import { labels, instrument } from 'customlabels/express';
 import customlabels from 'customlabels/fastify';
 import { run, handler, postMessage, onMessage, withTaskLabels, LABELS_KEY } from 'customlabels/worker';
 import { reason, supported } from 'customlabels';
+import * as koa from 'customlabels/koa';
+import { plugin as hapiPlugin } from 'customlabels/hapi';
+import * as hono from 'customlabels/hono';
+import Hapi from '@hapi/hapi';
+import { Hono } from 'hono';
 
 const mw = labels({ labels: (req) => ({ tenant: req.get('x-tenant') ?? 'none' }), route: true });
 mw({ method: 'GET', get: () => undefined }, {}, () => undefined);
@@ -24,6 +29,20 @@ postMessage(port, { a: 1 });
 onMessage(port, (t: { a: number }) => t.a);
 const why: string | null = reason;
 const ok: boolean = supported;
+
+// customlabels/koa, /hapi, /hono on the frameworks' own types
+// (Koa ships no types: a structural context)
+const koaMiddleware = koa.labels({ labels: (ctx) => ({ tenant: ctx.get('x-tenant') }) });
+void koaMiddleware({ method: 'GET', get: () => 'acme' }, async () => undefined);
+koa.instrument(class Router {});
+const hapiServer = Hapi.server();
+void hapiServer.register({ plugin: hapiPlugin, options: { labels: (request) => ({ tenant: String(request.headers['x-tenant']) }), route: true } });
+const honoApp = new Hono();
+honoApp.use(hono.labels({ labels: (c) => ({ tenant: c.req.header('x-tenant') ?? 'none' }) }));
+// @ts-expect-error route is a boolean
+koa.labels({ route: 1 });
+// @ts-expect-error labels is a function
+hono.labels({ labels: { tenant: 'x' } });
 
 // @ts-expect-error route is a boolean
 labels({ route: 'yes' });

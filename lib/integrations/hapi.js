@@ -1,0 +1,99 @@
+'use strict';
+
+// The hapi plugin (`customlabels/hapi`), @hapi/hapi 21+:
+//
+//   await server.register({ plugin: require('customlabels/hapi'), options: { labels: (request) => ({ tenant: ... }) } });
+//
+// labels every request of the server with `method` and, once hapi found the
+// route, `route` = request.route.path ('/users/{id}', the server's and the
+// plugin's prefixes included; UNMATCHED for 404s and for onRequest, which runs
+// before the lookup). Everything of the request's lifecycle runs labelled:
+// onRequest; then, under the route, onPreAuth, authentication, onCredentials,
+// onPostAuth, payload parsing, validation, onPreHandler, pre-handlers, the
+// handler, onPostHandler, onPreResponse, response validation, transmission
+// and onPostResponse.
+//
+// hapi's extension points are callbacks, none of which wraps the rest of the
+// request, so the plugin wraps three methods of the server's own Request
+// class (hapi makes one subclass per server, so other servers are untouched):
+// _execute (the whole request), and _lifecycle and _reply (everything after
+// the route lookup). The plugin declares `requirements.hapi` and fails to
+// register, saying so, on a hapi whose Request lacks them.
+
+const pkg = require('../../package.json');
+const { withLabels } = require('../index');
+const { requestLabels, runLabelled, UNMATCHED } = require('./request-labels');
+
+const kPatched = Symbol.for('customlabels.hapi.patched');
+const kRouteLabels = Symbol('customlabels.hapi.routeLabels');
+const HAPI_RANGE = '>=21.0.0';
+const unmatched = Object.freeze({ route: UNMATCHED });
+
+// One frozen { route } per route: withLabels finds its set by identity.
+function routeLabels(route) {
+  if (route === undefined || route === null || route.method === '_special') return unmatched; // notFound, badRequest
+  let labels = route[kRouteLabels];
+  if (labels === undefined) {
+    labels = Object.freeze({ route: String(route.path) });
+    if (Object.isExtensible(route)) Object.defineProperty(route, kRouteLabels, { value: labels });
+  }
+  return labels;
+}
+
+// hapi lower-cases methods; labels show them as HTTP spells them (GET).
+const upper = new Map();
+function methodOf(request) {
+  const method = request.method;
+  let out = upper.get(method);
+  if (out === undefined) {
+    out = String(method).toUpperCase();
+    if (upper.size < 64) upper.set(method, out);
+  }
+  return out;
+}
+
+function unsupported(what) {
+  const err = new Error(`customlabels/hapi: this hapi's Request has no ${what}; the plugin supports @hapi/hapi ${HAPI_RANGE}`);
+  err.code = 'ERR_CUSTOMLABELS_UNSUPPORTED_FRAMEWORK';
+  return err;
+}
+
+function patchRequest(proto, build, withRoute) {
+  for (const name of ['_execute', '_lifecycle', '_reply']) {
+    if (typeof proto[name] !== 'function') throw unsupported(name);
+  }
+  if (Object.prototype.hasOwnProperty.call(proto, kPatched)) return false;
+  Object.defineProperty(proto, kPatched, { value: true });
+  const { _execute: execute, _lifecycle: lifecycle, _reply: reply } = proto;
+  proto._execute = function _execute() {
+    return runLabelled(build, methodOf(this), undefined, this, () => execute.call(this));
+  };
+  if (!withRoute) return true;
+  proto._lifecycle = function _lifecycle() {
+    return withLabels(routeLabels(this.route), () => lifecycle.call(this));
+  };
+  proto._reply = function _reply(exit) {
+    return withLabels(routeLabels(this.route), () => reply.call(this, exit));
+  };
+  return true;
+}
+
+function register(server, options = {}) {
+  const build = requestLabels(options);
+  const Request = server._core !== undefined ? server._core.Request : undefined;
+  if (typeof Request !== 'function') throw unsupported('per-server class (server._core.Request)');
+  if (!patchRequest(Request.prototype, build, options.route !== false)) {
+    server.log(['customlabels', 'warning'], 'customlabels/hapi is registered twice on one server; the first registration\'s options apply');
+  }
+}
+
+module.exports = {
+  plugin: {
+    name: 'customlabels',
+    version: pkg.version,
+    requirements: { hapi: HAPI_RANGE },
+    // Registering it again (another plugin depends on it too) is a no-op.
+    once: true,
+    register,
+  },
+};

@@ -1,0 +1,96 @@
+'use strict';
+
+// customlabels/hono on Hono 4 with @hono/node-server 2 and 1, read from
+// outside: at every checkpoint the reader, from another process, sees
+// exactly the request's method, route path and tenant on the server thread.
+
+const path = require('node:path');
+const { serveUnderLoad, expectEveryCheckpointSeen } = require('./harness');
+const { chunkedJson } = require('./http-client');
+const { testIf, runNode } = require('../helpers');
+
+const fixture = path.join(__dirname, '..', 'fixtures', 'hono-app.js');
+const tenants = ['acme', 'globex', 'initech'];
+const major = Number(process.versions.node.split('.')[0]);
+
+function requests() {
+  const out = [];
+  for (const round of [0, 1]) {
+    tenants.forEach((tenant, t) => {
+      const id = `${round}-${t}`;
+      const headers = { 'x-tenant': tenant };
+      out.push({ path: `/api/v1/users/${100 + t}`, headers: { ...headers, 'x-id': `u${id}` } });
+      out.push({
+        method: 'POST',
+        path: '/api/v1/items',
+        headers: { ...headers, 'x-id': `i${id}`, 'content-type': 'application/json' },
+        chunks: chunkedJson({ items: Array.from({ length: 3000 }, (_, k) => ({ k, tenant })) }, 5),
+      });
+      out.push({ path: '/fail', headers: { ...headers, 'x-id': `f${id}` } });
+      out.push({ path: `/no/such/${t}`, headers: { ...headers, 'x-id': `n${id}` } });
+    });
+  }
+  return out;
+}
+
+describe.each([
+  ['@hono/node-server', major >= 20],
+  ['@hono/node-server1', true],
+])('hono on %s', (serverModule, runs) => {
+  let run;
+  let responses;
+  const testHere = testIf(runs, '@hono/node-server 2 needs Node.js >= 20');
+
+  beforeAll(async () => {
+    if (runs) ({ run, responses } = await serveUnderLoad(fixture, [serverModule], requests()));
+  }, 180000);
+
+  testHere(`hono on ${serverModule}: every request was served and the server closed cleanly`, () => {
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    expect(responses.map((r) => r.status).sort()).toEqual([...Array(12).fill(200), ...Array(6).fill(404), ...Array(6).fill(500)]);
+  });
+
+  testHere(`hono on ${serverModule}: at every checkpoint the reader sees exactly that request's labels on the server thread`, () => {
+    const count = (prefix) => run.checkpoints.filter((c) => c.name.startsWith(`${prefix} `)).length;
+    expect(count('app middleware before next')).toBe(24);
+    expect(count('app middleware after next')).toBe(24);
+    expect(count('sub-app middleware')).toBe(6);
+    expect(count('user handler after awaits')).toBe(6);
+    expect(count('user handler after a timer')).toBe(6);
+    expect(count('items handler after a chunked body')).toBe(6);
+    expect(count('onError')).toBe(6);
+    expect(count('notFound')).toBe(6);
+    expectEveryCheckpointSeen(run.checkpoints);
+  });
+});
+
+test('hono: `route: false` labels the method alone; app.all() routes are routes; bad options throw a TypeError with a stable code', async () => {
+  const out = await runNode(`
+    const { Hono } = require('hono');
+    const { labels } = require('./lib/integrations/hono');
+    const { currentLabels } = require('.');
+    (async () => {
+      const plain = new Hono();
+      plain.use(labels({ route: false }));
+      plain.get('/x/:id', (c) => c.json(currentLabels()));
+      const all = new Hono();
+      all.use(labels());
+      all.use('/a/*', async (c, next) => next());
+      all.all('/a/b', (c) => c.json(currentLabels()));
+      let err;
+      try { labels({ route: 'yes' }); } catch (e) { err = e; }
+      console.log(JSON.stringify({
+        plain: await (await plain.request('/x/1')).json(),
+        all: await (await all.request('/a/b', { method: 'PUT' })).json(),
+        err: { name: err.name, code: err.code },
+      }));
+    })();
+  `);
+  expect(out.stderr).toBe('');
+  expect(JSON.parse(out.stdout)).toEqual({
+    plain: { method: 'GET' },
+    all: { method: 'PUT', route: '/a/b' },
+    err: { name: 'TypeError', code: 'ERR_CUSTOMLABELS_INVALID_OPTION' },
+  });
+});
