@@ -17,8 +17,9 @@
 // request, so the plugin wraps three methods of the server's own Request
 // class (hapi makes one subclass per server, so other servers are untouched):
 // _execute (the whole request), and _lifecycle and _reply (everything after
-// the route lookup). The plugin declares `requirements.hapi` and fails to
-// register, saying so, on a hapi whose Request lacks them.
+// the route lookup). The plugin declares `requirements.hapi`; on a hapi whose
+// Request lacks those methods it registers as a no-op and warns once (a
+// profiling library never stops an app from starting).
 
 const pkg = require('../../package.json');
 const { withLabels } = require('../index');
@@ -52,16 +53,17 @@ function methodOf(request) {
   return out;
 }
 
-function unsupported(what) {
-  const err = new Error(`customlabels/hapi: this hapi's Request has no ${what}; the plugin supports @hapi/hapi ${HAPI_RANGE}`);
-  err.code = 'ERR_CUSTOMLABELS_UNSUPPORTED_FRAMEWORK';
-  return err;
+let warned = false;
+function warnUnsupported(what) {
+  if (warned) return;
+  warned = true;
+  process.emitWarning(`customlabels/hapi: this hapi's Request has no ${what}; requests run unlabelled (the plugin supports @hapi/hapi ${HAPI_RANGE})`, {
+    code: 'CUSTOMLABELS_UNSUPPORTED_FRAMEWORK',
+  });
 }
 
+// Patches a server's Request prototype; false if it was patched already.
 function patchRequest(proto, build, withRoute) {
-  for (const name of ['_execute', '_lifecycle', '_reply']) {
-    if (typeof proto[name] !== 'function') throw unsupported(name);
-  }
   if (Object.prototype.hasOwnProperty.call(proto, kPatched)) return false;
   Object.defineProperty(proto, kPatched, { value: true });
   const { _execute: execute, _lifecycle: lifecycle, _reply: reply } = proto;
@@ -81,7 +83,9 @@ function patchRequest(proto, build, withRoute) {
 function register(server, options = {}) {
   const build = requestLabels(options);
   const Request = server._core !== undefined ? server._core.Request : undefined;
-  if (typeof Request !== 'function') throw unsupported('per-server class (server._core.Request)');
+  if (typeof Request !== 'function') return warnUnsupported('per-server class (server._core.Request)');
+  const missing = ['_execute', '_lifecycle', '_reply'].filter((name) => typeof Request.prototype[name] !== 'function');
+  if (missing.length > 0) return warnUnsupported(missing.join(', '));
   if (!patchRequest(Request.prototype, build, options.route !== false)) {
     server.log(['customlabels', 'warning'], 'customlabels/hapi is registered twice on one server; the first registration\'s options apply');
   }

@@ -24,9 +24,18 @@ function isMiddleware(route) {
 }
 
 // The matched route's template, or undefined when no route matched.
+let warned = false;
 function routeOf(c) {
   const routes = c.req.matchedRoutes;
-  if (!Array.isArray(routes)) return undefined;
+  if (!Array.isArray(routes)) {
+    if (!warned) {
+      warned = true;
+      process.emitWarning('customlabels/hono: this Hono has no c.req.matchedRoutes; requests are labelled route=(unmatched)', {
+        code: 'CUSTOMLABELS_UNSUPPORTED_FRAMEWORK',
+      });
+    }
+    return undefined;
+  }
   for (let i = 0; i < routes.length; i++) {
     if (!isMiddleware(routes[i])) return routes[i].path;
   }

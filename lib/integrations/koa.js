@@ -99,7 +99,16 @@ function instrumentInstalled() {
     } catch {
       continue;
     }
-    instrument(Router.Router ?? Router.default ?? Router);
+    const candidate = Router.Router ?? Router.default ?? Router;
+    if (typeof candidate === 'function' && typeof candidate.prototype.register === 'function') {
+      instrument(candidate);
+    } else {
+      // A future router without register(): routes run without `route`,
+      // never a failed require.
+      process.emitWarning(`customlabels/koa: ${name} has no Router#register; routes are labelled without their template`, {
+        code: 'CUSTOMLABELS_UNSUPPORTED_FRAMEWORK',
+      });
+    }
   }
 }
 

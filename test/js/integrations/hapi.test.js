@@ -87,3 +87,17 @@ describe('registration', () => {
     expect(JSON.parse(out.stdout)).toEqual({ name: 'TypeError', code: 'ERR_CUSTOMLABELS_INVALID_OPTION', labels: { method: 'GET' }, other: {} });
   });
 });
+
+test('a hapi whose Request lacks the wrapped methods: the plugin registers as a no-op with one warning, never an error', async () => {
+  const out = await runNode(`
+    const { plugin } = require('./lib/integrations/hapi');
+    const warnings = [];
+    process.on('warning', (w) => warnings.push(w.code));
+    // As a future hapi might look: a per-server Request without _lifecycle, or no _core at all.
+    class Request { _execute() {} _reply() {} }
+    const results = [{ _core: { Request } }, {}].map((server) => plugin.register(server, {}));
+    setImmediate(() => console.log(JSON.stringify({ results, warnings, untouched: Request.prototype._execute.name })));
+  `);
+  expect(out.stderr).toMatch(/^\(node:\d+\) \[CUSTOMLABELS_UNSUPPORTED_FRAMEWORK\] Warning: customlabels\/hapi: this hapi's Request has no _lifecycle; requests run unlabelled/);
+  expect(JSON.parse(out.stdout)).toEqual({ results: [null, null], warnings: ['CUSTOMLABELS_UNSUPPORTED_FRAMEWORK'], untouched: '_execute' });
+});
