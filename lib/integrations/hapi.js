@@ -17,7 +17,7 @@
 // request, so the plugin wraps three methods of the server's own Request
 // class (hapi makes one subclass per server, so other servers are untouched):
 // _execute (the whole request), and _lifecycle and _reply (everything after
-// the route lookup). The plugin declares `requirements.hapi`; on a hapi whose
+// the route lookup, in one scope). The plugin declares `requirements.hapi`; on a hapi whose
 // Request lacks those methods it registers as a no-op and warns once (a
 // profiling library never stops an app from starting).
 
@@ -71,8 +71,16 @@ function patchRequest(proto, build, withRoute) {
     return runLabelled(build, methodOf(this), undefined, this, () => execute.call(this));
   };
   if (!withRoute) return true;
+  // One route scope for the lifecycle and the reply that follows it:
+  // _execute runs `await this._lifecycle(); this._reply();`, so replying at the
+  // end of the lifecycle, in its scope, leaves _execute's _reply() a no-op
+  // (the request is replied). _reply() from elsewhere (a timeout, a client
+  // that went away, a failed onRequest) enters the route scope itself.
   proto._lifecycle = function _lifecycle() {
-    return withLabels(routeLabels(this.route), () => lifecycle.call(this));
+    return withLabels(routeLabels(this.route), async () => {
+      await lifecycle.call(this);
+      return reply.call(this);
+    });
   };
   proto._reply = function _reply(exit) {
     return withLabels(routeLabels(this.route), () => reply.call(this, exit));
