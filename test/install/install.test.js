@@ -141,6 +141,24 @@ test('(a) installed with --ignore-scripts: the prebuilt binary publishes labels'
   expect(seen.info.addon).toMatch(/.*\/customlabels\.node$/);
   expect(seen.info.addon).not.toMatch(/.*\/libcustomlabels.*\.so/);
   expect(path.basename(seen.info.addon)).toBe('customlabels.node');
+  // Every integration loads, CJS and ESM, in an app that installed none of
+  // the frameworks (they are optional peers): nothing to install, no throw.
+  const subpaths = Object.keys(require(path.join(installedDir(app), 'package.json')).exports).filter((k) => k !== '.' && k !== './package.json');
+  const load = await run(process.execPath, [
+    '--input-type=module',
+    '-e',
+    `import { createRequire } from 'node:module';
+     const require = createRequire(process.cwd() + '/');
+     const out = {};
+     for (const s of ${JSON.stringify(subpaths)}) {
+       const name = 'customlabels' + s.slice(1);
+       out[s] = Object.keys(require(name)).length > 0 && Object.keys(await import(name)).length > 0;
+     }
+     console.log(JSON.stringify(out));`,
+  ], { cwd: app });
+  expect(load.stderr).toBe('');
+  expect(JSON.parse(load.stdout)).toEqual(Object.fromEntries(subpaths.map((s) => [s, true])));
+  expect(subpaths).toEqual(expect.arrayContaining(['./express', './fastify', './koa', './hapi', './hono', './worker', './otel']));
 });
 
 test('(b) installed with no compiler on PATH: nothing is compiled, labels work', async () => {
