@@ -6,59 +6,38 @@
 
 const path = require('node:path');
 const { serveUnderLoad, expectEveryCheckpointSeen } = require('./harness');
-const { chunkedJson } = require('./http-client');
+const { mixedRequests, statusCounts, countOf } = require('./requests');
 const { runNode } = require('../helpers');
 
 const fixture = path.join(__dirname, '..', 'fixtures', 'hapi-app.js');
-const tenants = ['acme', 'globex', 'initech'];
 
-function requests() {
-  const out = [];
-  for (const round of [0, 1]) {
-    tenants.forEach((tenant, t) => {
-      const id = `${round}-${t}`;
-      const headers = { 'x-tenant': tenant };
-      out.push({ path: `/api/v1/users/${100 + t}`, headers: { ...headers, 'x-id': `u${id}` } });
-      out.push({
-        method: 'POST',
-        path: '/api/v1/items',
-        headers: { ...headers, 'x-id': `i${id}`, 'content-type': 'application/json' },
-        chunks: chunkedJson({ items: Array.from({ length: 3000 }, (_, k) => ({ k, tenant })) }, 5),
-      });
-      out.push({ path: '/api/v1/fail', headers: { ...headers, 'x-id': `f${id}` } });
-      out.push({ path: `/no/such/${t}`, headers: { ...headers, 'x-id': `n${id}` } });
-    });
-  }
-  return out;
-}
 
 describe('@hapi/hapi', () => {
   let run;
   let responses;
 
   beforeAll(async () => {
-    ({ run, responses } = await serveUnderLoad(fixture, [], requests()));
+    ({ run, responses } = await serveUnderLoad(fixture, [], mixedRequests({ user: (t) => `/api/v1/users/${100 + t}`, items: () => '/api/v1/items', fail: '/api/v1/fail' })));
   }, 180000);
 
   test('every request was served and the server stopped cleanly', () => {
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
-    expect(responses.map((r) => r.status).sort()).toEqual([...Array(12).fill(200), ...Array(6).fill(404), ...Array(6).fill(500)]);
+    expect(statusCounts(responses)).toEqual({ 200: 12, 404: 6, 500: 6 });
   });
 
   test('at every lifecycle checkpoint the reader sees exactly that request\'s labels on the server thread', () => {
-    const count = (prefix) => run.checkpoints.filter((c) => c.name.startsWith(`${prefix} `)).length;
-    expect(count('onRequest')).toBe(24);
-    expect(count('onPreAuth')).toBe(18); // not for 404s: hapi's notFound route has no lifecycle before its handler
-    expect(count('auth scheme')).toBe(6);
-    expect(count('params validation')).toBe(6);
-    expect(count('pre-handler')).toBe(6);
-    expect(count('handler after awaits')).toBe(6);
-    expect(count('handler after a timer')).toBe(6);
-    expect(count('response validation')).toBe(6);
-    expect(count('handler of a chunked payload')).toBe(6);
-    expect(count('onPreResponse')).toBe(24);
-    expect(count('onPostResponse')).toBe(24);
+    expect(countOf(run, 'onRequest')).toBe(24);
+    expect(countOf(run, 'onPreAuth')).toBe(18); // not for 404s: hapi's notFound route has no lifecycle before its handler
+    expect(countOf(run, 'auth scheme')).toBe(6);
+    expect(countOf(run, 'params validation')).toBe(6);
+    expect(countOf(run, 'pre-handler')).toBe(6);
+    expect(countOf(run, 'handler after awaits')).toBe(6);
+    expect(countOf(run, 'handler after a timer')).toBe(6);
+    expect(countOf(run, 'response validation')).toBe(6);
+    expect(countOf(run, 'handler of a chunked payload')).toBe(6);
+    expect(countOf(run, 'onPreResponse')).toBe(24);
+    expect(countOf(run, 'onPostResponse')).toBe(24);
     expectEveryCheckpointSeen(run.checkpoints);
   });
 });

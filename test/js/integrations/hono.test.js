@@ -6,32 +6,12 @@
 
 const path = require('node:path');
 const { serveUnderLoad, expectEveryCheckpointSeen } = require('./harness');
-const { chunkedJson } = require('./http-client');
+const { mixedRequests, statusCounts, countOf } = require('./requests');
 const { testIf, runNode } = require('../helpers');
 
 const fixture = path.join(__dirname, '..', 'fixtures', 'hono-app.js');
-const tenants = ['acme', 'globex', 'initech'];
 const major = Number(process.versions.node.split('.')[0]);
 
-function requests() {
-  const out = [];
-  for (const round of [0, 1]) {
-    tenants.forEach((tenant, t) => {
-      const id = `${round}-${t}`;
-      const headers = { 'x-tenant': tenant };
-      out.push({ path: `/api/v1/users/${100 + t}`, headers: { ...headers, 'x-id': `u${id}` } });
-      out.push({
-        method: 'POST',
-        path: '/api/v1/items',
-        headers: { ...headers, 'x-id': `i${id}`, 'content-type': 'application/json' },
-        chunks: chunkedJson({ items: Array.from({ length: 3000 }, (_, k) => ({ k, tenant })) }, 5),
-      });
-      out.push({ path: '/fail', headers: { ...headers, 'x-id': `f${id}` } });
-      out.push({ path: `/no/such/${t}`, headers: { ...headers, 'x-id': `n${id}` } });
-    });
-  }
-  return out;
-}
 
 describe.each([
   ['@hono/node-server', major >= 20],
@@ -42,25 +22,24 @@ describe.each([
   const testHere = testIf(runs, '@hono/node-server 2 needs Node.js >= 20');
 
   beforeAll(async () => {
-    if (runs) ({ run, responses } = await serveUnderLoad(fixture, [serverModule], requests()));
+    if (runs) ({ run, responses } = await serveUnderLoad(fixture, [serverModule], mixedRequests({ user: (t) => `/api/v1/users/${100 + t}`, items: () => '/api/v1/items', fail: '/fail' })));
   }, 180000);
 
   testHere(`hono on ${serverModule}: every request was served and the server closed cleanly`, () => {
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
-    expect(responses.map((r) => r.status).sort()).toEqual([...Array(12).fill(200), ...Array(6).fill(404), ...Array(6).fill(500)]);
+    expect(statusCounts(responses)).toEqual({ 200: 12, 404: 6, 500: 6 });
   });
 
   testHere(`hono on ${serverModule}: at every checkpoint the reader sees exactly that request's labels on the server thread`, () => {
-    const count = (prefix) => run.checkpoints.filter((c) => c.name.startsWith(`${prefix} `)).length;
-    expect(count('app middleware before next')).toBe(24);
-    expect(count('app middleware after next')).toBe(24);
-    expect(count('sub-app middleware')).toBe(6);
-    expect(count('user handler after awaits')).toBe(6);
-    expect(count('user handler after a timer')).toBe(6);
-    expect(count('items handler after a chunked body')).toBe(6);
-    expect(count('onError')).toBe(6);
-    expect(count('notFound')).toBe(6);
+    expect(countOf(run, 'app middleware before next')).toBe(24);
+    expect(countOf(run, 'app middleware after next')).toBe(24);
+    expect(countOf(run, 'sub-app middleware')).toBe(6);
+    expect(countOf(run, 'user handler after awaits')).toBe(6);
+    expect(countOf(run, 'user handler after a timer')).toBe(6);
+    expect(countOf(run, 'items handler after a chunked body')).toBe(6);
+    expect(countOf(run, 'onError')).toBe(6);
+    expect(countOf(run, 'notFound')).toBe(6);
     expectEveryCheckpointSeen(run.checkpoints);
   });
 });

@@ -7,26 +7,12 @@
 
 const path = require('node:path');
 const { serveUnderLoad, expectEveryCheckpointSeen } = require('./harness');
+const { mixedRequests, statusCounts, countOf } = require('./requests');
 const { testIf } = require('../helpers');
 
 const fixture = path.join(__dirname, '..', 'fixtures', 'koa-app.js');
-const tenants = ['acme', 'globex', 'initech'];
 const major = Number(process.versions.node.split('.')[0]);
 
-function requests() {
-  const out = [];
-  for (const round of [0, 1]) {
-    tenants.forEach((tenant, t) => {
-      const id = `${round}-${t}`;
-      const headers = { 'x-tenant': tenant };
-      out.push({ path: `/api/v1/users/${100 + t}`, headers: { ...headers, 'x-id': `u${id}` } });
-      out.push({ method: 'POST', path: `/api/v1/items/k${t}`, headers: { ...headers, 'x-id': `i${id}` } });
-      out.push({ path: '/api/v1/fail', headers: { ...headers, 'x-id': `f${id}` } });
-      out.push({ path: `/no/such/${t}`, headers: { ...headers, 'x-id': `n${id}` } });
-    });
-  }
-  return out;
-}
 
 // @koa/router 14+ and koa-router 14+ need Node.js >= 20; the versions
 // installed here: @koa/router 15, koa-router 13, @koa/router 12.
@@ -42,27 +28,26 @@ describe.each(combos)('%s with %s', (koaModule, routerModule, runs) => {
   const testHere = testIf(runs, '@koa/router 15 needs Node.js >= 20');
 
   beforeAll(async () => {
-    if (runs) ({ run, responses } = await serveUnderLoad(fixture, [koaModule, routerModule], requests()));
+    if (runs) ({ run, responses } = await serveUnderLoad(fixture, [koaModule, routerModule], mixedRequests({ user: (t) => `/api/v1/users/${100 + t}`, items: (t) => `/api/v1/items/k${t}`, fail: '/api/v1/fail', itemCount: null })));
   }, 180000);
 
   testHere(`${koaModule} with ${routerModule}: every request was served and the app exited cleanly`, () => {
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
-    expect(responses.map((r) => r.status).sort()).toEqual([...Array(12).fill(200), ...Array(6).fill(404), ...Array(6).fill(500)]);
+    expect(statusCounts(responses)).toEqual({ 200: 12, 404: 6, 500: 6 });
   });
 
   testHere(`${koaModule} with ${routerModule}: at every checkpoint the reader sees exactly that request's labels on the server thread`, () => {
-    const count = (prefix) => run.checkpoints.filter((c) => c.name.startsWith(`${prefix} `)).length;
-    expect(count('upstream middleware')).toBe(24);
-    expect(count('upstream after next')).toBe(18);
-    expect(count('router middleware')).toBe(18);
-    expect(count('param callback')).toBe(6);
-    expect(count('route middleware')).toBe(6);
-    expect(count('user handler after awaits')).toBe(6);
-    expect(count('items timer')).toBe(6);
-    expect(count('items catch')).toBe(6);
-    expect(count('app error middleware')).toBe(6);
-    expect(count('404 fallback')).toBe(6);
+    expect(countOf(run, 'upstream middleware')).toBe(24);
+    expect(countOf(run, 'upstream after next')).toBe(18);
+    expect(countOf(run, 'router middleware')).toBe(18);
+    expect(countOf(run, 'param callback')).toBe(6);
+    expect(countOf(run, 'route middleware')).toBe(6);
+    expect(countOf(run, 'user handler after awaits')).toBe(6);
+    expect(countOf(run, 'items timer')).toBe(6);
+    expect(countOf(run, 'items catch')).toBe(6);
+    expect(countOf(run, 'app error middleware')).toBe(6);
+    expect(countOf(run, '404 fallback')).toBe(6);
     expectEveryCheckpointSeen(run.checkpoints);
   });
 });

@@ -8,32 +8,12 @@
 
 const path = require('node:path');
 const { serveUnderLoad, expectEveryCheckpointSeen } = require('./harness');
-const { chunkedJson } = require('./http-client');
+const { mixedRequests, statusCounts, countOf } = require('./requests');
 const { testIf } = require('../helpers');
 
 const fixture = path.join(__dirname, '..', 'fixtures', 'nest-app.js');
-const tenants = ['acme', 'globex', 'initech'];
 const major = Number(process.versions.node.split('.')[0]);
 
-function requests() {
-  const out = [];
-  for (const round of [0, 1]) {
-    tenants.forEach((tenant, t) => {
-      const id = `${round}-${t}`;
-      const headers = { 'x-tenant': tenant };
-      out.push({ path: `/api/v1/users/${100 + t}`, headers: { ...headers, 'x-id': `u${id}` } });
-      out.push({
-        method: 'POST',
-        path: '/api/v1/items',
-        headers: { ...headers, 'x-id': `i${id}`, 'content-type': 'application/json' },
-        chunks: chunkedJson({ items: Array.from({ length: 3000 }, (_, k) => ({ k, tenant })) }, 5),
-      });
-      out.push({ path: '/api/v1/fail', headers: { ...headers, 'x-id': `f${id}` } });
-      out.push({ path: `/no/such/${t}`, headers: { ...headers, 'x-id': `n${id}` } });
-    });
-  }
-  return out;
-}
 
 describe.each([
   ['nest10', 'express', true],
@@ -46,25 +26,24 @@ describe.each([
   const testHere = testIf(runs, 'NestJS 11 needs Node.js >= 20');
 
   beforeAll(async () => {
-    if (runs) ({ run, responses } = await serveUnderLoad(fixture, [nest, platform], requests()));
+    if (runs) ({ run, responses } = await serveUnderLoad(fixture, [nest, platform], mixedRequests({ user: (t) => `/api/v1/users/${100 + t}`, items: () => '/api/v1/items', fail: '/api/v1/fail' })));
   }, 180000);
 
   testHere(`${nest} on ${platform}: every request was served and the app closed cleanly`, () => {
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
-    expect(responses.map((r) => r.status).sort()).toEqual([...Array(6).fill(200), ...Array(6).fill(201), ...Array(6).fill(404), ...Array(6).fill(503)]);
+    expect(statusCounts(responses)).toEqual({ 200: 6, 201: 6, 404: 6, 503: 6 });
   });
 
   testHere(`${nest} on ${platform}: guards, interceptors, pipes, handlers and filters run under the route's labels, read from outside`, () => {
-    const count = (prefix) => run.checkpoints.filter((c) => c.name.startsWith(`${prefix} `)).length;
-    expect(count('guard')).toBe(6);
-    expect(count('pipe')).toBe(6);
-    expect(count('interceptor before')).toBe(18);
-    expect(count('interceptor after')).toBe(12);
-    expect(count('handler after awaits')).toBe(6);
-    expect(count('handler after a timer')).toBe(6);
-    expect(count('handler of a JSON body')).toBe(6);
-    expect(count('exception filter')).toBe(6);
+    expect(countOf(run, 'guard')).toBe(6);
+    expect(countOf(run, 'pipe')).toBe(6);
+    expect(countOf(run, 'interceptor before')).toBe(18);
+    expect(countOf(run, 'interceptor after')).toBe(12);
+    expect(countOf(run, 'handler after awaits')).toBe(6);
+    expect(countOf(run, 'handler after a timer')).toBe(6);
+    expect(countOf(run, 'handler of a JSON body')).toBe(6);
+    expect(countOf(run, 'exception filter')).toBe(6);
     expectEveryCheckpointSeen(run.checkpoints);
   });
 });
