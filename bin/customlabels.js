@@ -32,14 +32,20 @@ function main() {
     process.exitCode = 2;
     return;
   }
-  const child = spawn(reader, process.argv.slice(2), { stdio: 'inherit' });
   // SIGINT/SIGTERM sent to this wrapper alone (or to the whole process
   // group) reach the reader, which stops sampling, detaches and prints what
-  // it has; the wrapper then exits as the reader did.
+  // it has; the wrapper then exits as the reader did. The handlers go in
+  // before the reader starts, and the reader stops on its own if the wrapper
+  // dies of anything else (CUSTOMLABELS_WRAPPER_PID).
+  let child = null;
   const forward = (sig) => {
-    if (child.exitCode === null && child.signalCode === null) child.kill(sig);
+    if (child !== null && child.exitCode === null && child.signalCode === null) child.kill(sig);
   };
   for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(sig, forward);
+  child = spawn(reader, process.argv.slice(2), {
+    stdio: 'inherit',
+    env: { ...process.env, CUSTOMLABELS_WRAPPER_PID: String(process.pid) },
+  });
   child.on('error', (err) => {
     process.stderr.write(`customlabels: ${err.message}\n`);
     process.exitCode = 2;

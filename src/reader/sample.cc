@@ -1,9 +1,15 @@
 // `customlabels sample`: interrupts the on-CPU threads at --hz for
 // --duration and counts what their sets (and OpenTelemetry contexts,
 // keyed through the process context read once at the start) showed. SIGINT, SIGTERM and SIGHUP
-// end it early with what it has.
+// end it early with what it has, and so does the death of the `customlabels` wrapper that
+// started it (it names itself in CUSTOMLABELS_WRAPPER_PID): a reader never outlives it holding
+// threads.
 #include <signal.h>
+#include <sys/prctl.h>
 #include <unistd.h>
+
+#include <cstdlib>
+#include <string>
 
 #include <atomic>
 #include <chrono>
@@ -31,18 +37,23 @@ void StopOnSignals() {
   sigaction(SIGINT, &sa, nullptr);
   sigaction(SIGTERM, &sa, nullptr);
   sigaction(SIGHUP, &sa, nullptr);
+  const char* wrapper = std::getenv("CUSTOMLABELS_WRAPPER_PID");
+  if (wrapper != nullptr && std::to_string(getppid()) == wrapper) {
+    prctl(PR_SET_PDEATHSIG, SIGTERM);
+    if (std::to_string(getppid()) != wrapper) g_interrupted = true;  // it died before prctl
+  }
 }
 
 }  // namespace
 
 int RunSample(const Options& o) {
+  StopOnSignals();
   const pid_t pid = std::stoi(o.target);
   Failure f;
   const std::optional<AbiTarget> t = LocateAbi(pid, &f);
   if (!t) return Report(f);
   std::vector<pid_t> tids = SelectThreads(o, pid, &f);
   if (f.exit != kOk) return Report(f);
-  StopOnSignals();
   const std::optional<ProcessContext> context = ReadLiveProcessContext(pid);
   const AttributeKeyMap* key_map =
       context && context->ok() && context->key_map ? &*context->key_map : nullptr;

@@ -492,6 +492,16 @@ function tracerOf(pid, tid) {
 // Polls until `tracer` holds thread `tid` of `pid` (ptrace-attached), for up
 // to `ms`; calls `then()` right after the poll that saw it, and returns
 // whether it was seen.
+// The reader a `customlabels` wrapper started (undefined if none within 10 s).
+async function readerOf(wrapper) {
+  for (const deadline = Date.now() + 10000; Date.now() < deadline; ) {
+    const [reader] = childrenOf(wrapper.pid);
+    if (reader !== undefined) return reader;
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  return undefined;
+}
+
 async function whenTraced(pid, tid, tracer, ms, then = () => {}) {
   const deadline = Date.now() + ms;
   while (Date.now() < deadline) {
@@ -648,22 +658,34 @@ describe('sample', () => {
     const wrapper = spawn(process.execPath, [binPath, 'sample', String(child.pid), '--duration', '20s', '--by', 'tenant']);
     let out = '';
     wrapper.stdout.on('data', (d) => (out += d));
-    const exited = new Promise((r) => wrapper.once('exit', r));
+    const exited = new Promise((r) => wrapper.once('exit', (code, signal) => r({ code, signal })));
     // Signalled once its reader is sampling (has held the target's thread).
-    let reader;
-    for (const deadline = Date.now() + 10000; reader === undefined && Date.now() < deadline; ) {
-      [reader] = childrenOf(wrapper.pid);
-      if (reader === undefined) await new Promise((r) => setTimeout(r, 10));
-    }
+    const reader = await readerOf(wrapper);
     expect(reader).toBeDefined();
     expect(await whenTraced(child.pid, child.pid, reader, 10000)).toBe(true);
     wrapper.kill('SIGTERM');
-    const code = await exited;
-    expect(code).toBe(0);
+    expect(await exited).toEqual({ code: 0, signal: null });
     const [, seconds] = out.match(/^sampled process \d+ for (\d+\.\d) s at 99 Hz/);
     expect(Number(seconds)).toBeLessThan(10);
     expect(Date.now() - started).toBeLessThan(20000);
     expect(out).toContain('tenant');
+  });
+
+  test('a `customlabels` command killed outright takes its reader with it: nothing holds the target', async () => {
+    const wrapper = spawn(process.execPath, [binPath, 'sample', String(child.pid), '--duration', '30s']);
+    const reader = await readerOf(wrapper);
+    expect(reader).toBeDefined();
+    expect(await whenTraced(child.pid, child.pid, reader, 10000)).toBe(true);
+    wrapper.kill('SIGKILL');
+    // The orphaned reader stops on its own (well before its 30 s) and lets go.
+    const gone = () => !fs.existsSync(`/proc/${reader}`) || /^State:\s*Z/m.test(fs.readFileSync(`/proc/${reader}/status`, 'utf8'));
+    for (const deadline = Date.now() + 5000; !gone() && Date.now() < deadline; ) {
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    const stillThere = !gone();
+    if (stillThere) process.kill(reader, 'SIGKILL');
+    expect(stillThere).toBe(false);
+    expect(tracerOf(child.pid, child.pid)).toBe(0);
   });
 
   test('a reader killed mid-sample never leaves the target stopped', async () => {
