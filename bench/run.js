@@ -7,9 +7,9 @@
 //   npm run bench -- --runs 7 --write   # and update bench/README.md
 //   npm run bench -- --only integrations --node 20 --node 24 --node 26 --runs 5
 //   npm run bench -- --only integrations --frameworks koa,hapi,hono --node 20 --runs 5
-//   options: --runs N, --only micro|http|integrations|thread-context|nohooks,
-//            --frameworks NAME,... (the integrations suite's: express, fastify, koa, ...)
-//            (comma-separated for several), --node PATH|MAJOR (repeatable; a major version other
+//   options: --runs N, --only micro|http|integrations|thread-context|nohooks
+//            (comma-separated for several), --frameworks NAME,... (the integrations
+//            suite's: express, fastify, koa, hapi, hono, apollo, yoga, bullmq), --node PATH|MAJOR (repeatable; a major version other
 //            than this node's is fetched once into .node-versions/MAJOR),
 //            --write, --from bench/results/latest.json (re-render saved results)
 //
@@ -26,6 +26,10 @@ const path = require('node:path');
 const root = path.join(__dirname, '..');
 const { nodeVersion } = require('../scripts/node-versions');
 const args = process.argv.slice(2);
+if (args.includes('--help')) {
+  process.stdout.write(require('./usage')(__filename));
+  process.exit(0);
+}
 const opt = (name, fallback) => {
   const i = args.indexOf(name);
   return i === -1 ? fallback : args[i + 1];
@@ -129,7 +133,7 @@ const INTEGRATION_MODES = {
   ...Object.fromEntries(Object.entries(APPS).map(([name, app]) => [name, app.modes])),
 };
 // The integrations table's names of the frameworks.
-const FRAMEWORK_NAMES = { express: 'Express 5', fastify: 'Fastify 5', koa: 'Koa 3', hapi: 'hapi 21', hono: 'Hono 4' };
+const FRAMEWORK_NAMES = { express: 'Express 5', fastify: 'Fastify 5', koa: 'Koa 3', hapi: 'hapi 21', hono: 'Hono 4', apollo: 'Apollo Server 5', yoga: 'GraphQL Yoga 5', bullmq: 'BullMQ 5 (µs per job)' };
 
 async function benchNode(node) {
   const result = { node: version(node), micro: {}, http: {}, integrations: {} };
@@ -179,6 +183,13 @@ async function benchNode(node) {
         },
       };
     }
+  }
+  if (suites.includes('integrations') && (frameworks === null || frameworks.includes('bullmq'))) {
+    // Worker CPU µs per job of a real BullMQ Worker on a real redis-server
+    // (bench/bullmq.js; its modes alternate within each run).
+    const { benchBullmq } = require('./bullmq');
+    const b = await benchBullmq(node, { runs });
+    result.integrations.bullmq = { median: b.median, samples: b.samples, ratios: { integrationToLabelsMw: b.ratios.integrationToLabelsMw } };
   }
   if (suites.includes('thread-context')) result.threadContext = await benchThreadContext(node);
   if (suites.includes('nohooks')) result.nohooks = await benchNoHooks(node);
@@ -377,7 +388,7 @@ function integrationsTable(results) {
   ];
   const x = (v) => (v === undefined ? '—' : `**${v.toFixed(2)}×**`);
   for (const r of results) {
-    for (const framework of Object.keys(INTEGRATION_MODES)) {
+    for (const framework of [...Object.keys(INTEGRATION_MODES), 'bullmq']) {
       const name = FRAMEWORK_NAMES[framework] ?? framework;
       const it = r.integrations?.[framework];
       if (!it) continue;

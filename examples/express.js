@@ -6,7 +6,7 @@
 // you can watch it from outside:
 //
 //   node examples/express.js &
-//   npx customlabels sample <pid> --duration 5s --by route
+//   npm run reader -- sample <pid> --duration 5s --by route
 //
 // Requires express (npm install express).
 

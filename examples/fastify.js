@@ -6,7 +6,7 @@
 // its pid:
 //
 //   node examples/fastify.js &
-//   npx customlabels sample <pid> --duration 5s --by route
+//   npm run reader -- sample <pid> --duration 5s --by route
 //
 // Requires fastify (npm install fastify).
 

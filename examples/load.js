@@ -1,12 +1,15 @@
 'use strict';
 
 // The examples' built-in client: keeps `concurrency` keep-alive requests in
-// flight against 127.0.0.1:port for `seconds`, tenants in turn, every third
-// a POST /api/orders and the rest GET /api/users/<n>; then calls done().
+// flight against 127.0.0.1:port for `seconds`, tenants in turn; then calls
+// done(). Request i is requestOf(i): { method, path, body } (by default
+// every third a POST /api/orders and the rest GET /api/users/<i>).
 
 const http = require('node:http');
 
-function steadyLoad(port, seconds, done, concurrency = 4) {
+const restRequest = (i) => (i % 3 === 0 ? { method: 'POST', path: '/api/orders', body: JSON.stringify({ items: [1, 2, 3] }) } : { method: 'GET', path: `/api/users/${i}` });
+
+function steadyLoad(port, seconds, done, { concurrency = 4, requestOf = restRequest } = {}) {
   const agent = new http.Agent({ keepAlive: true, maxSockets: concurrency });
   const tenants = ['acme', 'globex', 'initech'];
   const stopAt = Date.now() + seconds * 1000;
@@ -14,20 +17,13 @@ function steadyLoad(port, seconds, done, concurrency = 4) {
   const loop = () => {
     if (Date.now() > stopAt) return;
     const i = n++;
-    const post = i % 3 === 0;
+    const { method, path, body } = requestOf(i);
     const req = http.request(
-      {
-        host: '127.0.0.1',
-        port,
-        agent,
-        method: post ? 'POST' : 'GET',
-        path: post ? '/api/orders' : `/api/users/${i}`,
-        headers: { 'x-tenant': tenants[i % 3], 'content-type': 'application/json' },
-      },
+      { host: '127.0.0.1', port, agent, method, path, headers: { 'x-tenant': tenants[i % 3], 'content-type': 'application/json' } },
       (res) => res.resume().on('end', loop),
     );
     req.on('error', () => {}); // requests in flight when the load stops
-    req.end(post ? JSON.stringify({ items: [1, 2, 3] }) : undefined);
+    req.end(body);
   };
   for (let k = 0; k < concurrency; k++) loop();
   setTimeout(() => {

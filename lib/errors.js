@@ -54,6 +54,7 @@ const codes = Object.freeze({
   INVALID_KEY: 'ERR_CUSTOMLABELS_INVALID_KEY',
   INVALID_VALUE: 'ERR_CUSTOMLABELS_INVALID_VALUE',
   INVALID_OPTIONS: 'ERR_CUSTOMLABELS_INVALID_OPTIONS',
+  INVALID_OPTION: 'ERR_CUSTOMLABELS_INVALID_OPTION',
   CONFIGURED_LATE: 'ERR_CUSTOMLABELS_CONFIGURED_LATE',
 });
 
@@ -69,6 +70,8 @@ const invalidValue = (key, v) =>
   );
 
 const invalidOptions = (what, expected, v) => invalid(codes.INVALID_OPTIONS, expected, what, v);
+// An integration's option (name '': the options argument itself).
+const invalidOption = (name, expected, v) => invalid(codes.INVALID_OPTION, expected, name === '' ? 'options' : `options.${name}`, v);
 
 // An option that only applies before the thread's first scope.
 function configuredLate(option) {
@@ -87,5 +90,6 @@ module.exports = {
   invalidKey,
   invalidValue,
   invalidOptions,
+  invalidOption,
   configuredLate,
 };

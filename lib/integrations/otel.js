@@ -27,14 +27,6 @@ const { withTraceContext, enterTraceContext, setResource, TraceContext } = api[k
 const ID_LABELS = ['trace_id', 'span_id', 'local_root_span_id'];
 const DEFAULT_IDS = ['trace_id', 'span_id'];
 
-function invalidOption(name, expected, value) {
-  const err = new TypeError(
-    `Expected ${expected} for options.${name} but received ${errors.describe(value)} of type ${value === null ? 'null' : typeof value}`,
-  );
-  err.code = 'ERR_CUSTOMLABELS_INVALID_OPTION';
-  return err;
-}
-
 // What @opentelemetry/api's isSpanContextValid accepts: 32 and 16 hex
 // digits (either case; labels are lowercase, as the W3C Trace Context
 // writes them), not all zero.
@@ -89,22 +81,22 @@ function parentOf(span) {
 
 function resourceAttributes(resource) {
   if (resource === undefined) return undefined;
-  if (resource === null || typeof resource !== 'object') throw invalidOption('resource', 'a Resource or an object', resource);
+  if (resource === null || typeof resource !== 'object') throw errors.invalidOption('resource', 'a Resource or an object', resource);
   const attributes = 'attributes' in resource && typeof resource.attributes === 'object' ? resource.attributes : resource;
   return attributes ?? {};
 }
 
 class CustomLabelsContextManager {
   constructor(options = {}) {
-    if (typeof options !== 'object' || options === null) throw invalidOption('', 'an object', options);
+    if (typeof options !== 'object' || options === null) throw errors.invalidOption('', 'an object', options);
     const { contextManager, ids = DEFAULT_IDS, spanLabels, resource } = options;
     if (!Array.isArray(ids) || ids.some((id) => !ID_LABELS.includes(id))) {
-      throw invalidOption('ids', `an array of ${ID_LABELS.map((l) => `'${l}'`).join(', ')}`, ids);
+      throw errors.invalidOption('ids', `an array of ${ID_LABELS.map((l) => `'${l}'`).join(', ')}`, ids);
     }
-    if (spanLabels !== undefined && typeof spanLabels !== 'function') throw invalidOption('spanLabels', 'a function', spanLabels);
+    if (spanLabels !== undefined && typeof spanLabels !== 'function') throw errors.invalidOption('spanLabels', 'a function', spanLabels);
     const inner = contextManager ?? defaultContextManager();
     for (const m of ['active', 'with', 'bind', 'enable', 'disable']) {
-      if (typeof inner?.[m] !== 'function') throw invalidOption('contextManager', 'a ContextManager', inner);
+      if (typeof inner?.[m] !== 'function') throw errors.invalidOption('contextManager', 'a ContextManager', inner);
     }
     const attributes = resourceAttributes(resource);
     if (attributes !== undefined) setResource(attributes);

@@ -15,20 +15,12 @@ const errors = require('../errors');
 const UNMATCHED = '(unmatched)';
 const MAX_CACHED = 1024;
 
-function invalidOption(name, expected, value) {
-  const err = new TypeError(
-    `Expected ${expected} for options.${name} but received ${errors.describe(value)} of type ${value === null ? 'null' : typeof value}`,
-  );
-  err.code = 'ERR_CUSTOMLABELS_INVALID_OPTION';
-  return err;
-}
-
 // Validates the options once and returns build(method, route, request).
 function requestLabels(options = {}) {
-  if (typeof options !== 'object' || options === null) throw invalidOption('', 'an object', options);
+  if (typeof options !== 'object' || options === null) throw errors.invalidOption('', 'an object', options);
   const { labels: extra, route = true } = options;
-  if (extra !== undefined && typeof extra !== 'function') throw invalidOption('labels', 'a function', extra);
-  if (typeof route !== 'boolean') throw invalidOption('route', 'a boolean', route);
+  if (extra !== undefined && typeof extra !== 'function') throw errors.invalidOption('labels', 'a function', extra);
+  if (typeof route !== 'boolean') throw errors.invalidOption('route', 'a boolean', route);
   if (extra === undefined) {
     // The labels depend on method and template alone: one frozen object per
     // pair, which withLabels finds its set for by identity (no reading,
@@ -59,7 +51,7 @@ function requestLabels(options = {}) {
     const out = route ? { method, route: template === undefined ? UNMATCHED : template } : { method };
     const more = extra(request);
     if (more === undefined || more === null) return out;
-    if (typeof more !== 'object') throw invalidOption('labels', 'a function returning an object', more);
+    if (typeof more !== 'object') throw errors.invalidOption('labels', 'a function returning an object', more);
     if (types.isMap(more)) {
       for (const [k, v] of more) out[k] = v;
       return out;

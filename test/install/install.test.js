@@ -158,7 +158,7 @@ test('(a) installed with --ignore-scripts: the prebuilt binary publishes labels'
   ], { cwd: app });
   expect(load.stderr).toBe('');
   expect(JSON.parse(load.stdout)).toEqual(Object.fromEntries(subpaths.map((s) => [s, true])));
-  expect(subpaths).toEqual(expect.arrayContaining(['./express', './fastify', './koa', './hapi', './hono', './worker', './otel']));
+  expect(subpaths).toEqual(expect.arrayContaining(['./express', './fastify', './koa', './hapi', './hono', './graphql', './bullmq', './worker', './otel']));
 });
 
 test('(b) installed with no compiler on PATH: nothing is compiled, labels work', async () => {

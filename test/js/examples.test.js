@@ -2,7 +2,8 @@
 
 // The README's framework examples run as written (`node examples/<name>.js`,
 // importing customlabels by its package name) and a profiler sampling them
-// from outside attributes their CPU to the route templates they serve.
+// from outside attributes their CPU to the route templates (GraphQL: the
+// operations) they serve.
 
 const { spawn, execFile } = require('node:child_process');
 const path = require('node:path');
@@ -11,7 +12,8 @@ const { root, readerPath, testIf } = require('./helpers');
 
 const major = Number(process.versions.node.split('.')[0]);
 // @koa/router 15 and @hono/node-server 2 (what `npm install` gives today) need Node.js >= 20.
-const needs20 = new Set(['koa', 'hono']);
+// @apollo/server 5 too.
+const needs20 = new Set(['koa', 'hono', 'graphql']);
 
 const templates = {
   express: ['/api/users/:id', '/api/orders'],
@@ -19,7 +21,13 @@ const templates = {
   koa: ['/api/users/:id', '/api/orders'],
   hapi: ['/api/users/{id}', '/api/orders'],
   hono: ['/api/users/:id', '/api/orders'],
+  graphql: ['GetUser', 'PlaceOrder'],
+  bullmq: ['acme', 'globex', 'initech'],
 };
+// The label samples are grouped by.
+const byLabel = (name) => ({ graphql: 'graphql.operation', bullmq: 'tenant' })[name] ?? 'route';
+// examples/bullmq.js starts a redis-server from PATH.
+const { redisServerPath, missingReason } = require('./integrations/redis-server');
 
 function sampleExample(name) {
   return new Promise((resolve, reject) => {
@@ -29,7 +37,7 @@ function sampleExample(name) {
     child.stderr.on('data', (d) => (stderr += d));
     readline.createInterface({ input: child.stdout }).once('line', () => {
       setTimeout(() => {
-        execFile(readerPath, ['sample', String(child.pid), '--duration', '1s', '--by', 'route', '--json'], { encoding: 'utf8' }, (err, stdout) => {
+        execFile(readerPath, ['sample', String(child.pid), '--duration', '1s', '--by', byLabel(name), '--json'], { encoding: 'utf8' }, (err, stdout) => {
           if (err) reject(err);
           rows = stdout.trim().split('\n').map((l) => JSON.parse(l));
         });
@@ -40,7 +48,8 @@ function sampleExample(name) {
 }
 
 describe.each(Object.keys(templates))('examples/%s.js', (name) => {
-  testIf(!needs20.has(name) || major >= 20, `examples/${name}.js uses packages that need Node.js >= 20`)(`examples/${name}.js serves its load, and samples of its thread show its route templates`, async () => {
+  const [runs, reason] = name === 'bullmq' ? [redisServerPath !== null, missingReason] : [!needs20.has(name) || major >= 20, `examples/${name}.js uses packages that need Node.js >= 20`];
+  testIf(runs, reason)(`examples/${name}.js serves its load, and samples of its thread show its route templates`, async () => {
     const { code, stderr, rows } = await sampleExample(name);
     expect(stderr).toBe('');
     expect(code).toBe(0);

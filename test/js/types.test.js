@@ -23,6 +23,8 @@ function typeCheck(file) {
       'customlabels/koa': ['types/koa.d.ts'],
       'customlabels/hapi': ['types/hapi.d.ts'],
       'customlabels/hono': ['types/hono.d.ts'],
+      'customlabels/graphql': ['types/graphql.d.ts'],
+      'customlabels/bullmq': ['types/bullmq.d.ts'],
       'customlabels/worker': ['types/worker.d.ts'],
       'customlabels/otel': ['types/otel.d.ts'],
     },

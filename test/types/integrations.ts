@@ -51,7 +51,31 @@ labels({ labels: () => 7 });
 // @ts-expect-error handler needs a function
 handler('nope');
 
-export { result, doubled, key, task, why, ok };
+// customlabels/graphql in Apollo's and Yoga's own plugin lists
+import { ApolloServer } from '@apollo/server';
+import { createYoga, createSchema } from 'graphql-yoga';
+import * as gql from 'customlabels/graphql';
+const apolloServer = new ApolloServer({ typeDefs: 'type Query { a: Int }', plugins: [gql.apolloPlugin({ labels: ({ headers }) => ({ tenant: headers?.get('x-tenant') ?? 'none' }) })] });
+const yogaServer = createYoga({ schema: createSchema({ typeDefs: 'type Query { a: Int }' }), plugins: [gql.yogaPlugin({ type: false })] });
+const picked: { name: string; type: string } | null = gql.operationOf('query Q { a }', 'Q');
+gql.instrument(ApolloServer);
+// @ts-expect-error operation is a boolean
+gql.yogaPlugin({ operation: 'yes' });
+
+// customlabels/bullmq on BullMQ's own classes
+import { Queue, Worker, type Job } from 'bullmq';
+import * as bull from 'customlabels/bullmq';
+const queue = new Queue('mail', { connection: { host: '127.0.0.1', port: 1 } });
+void bull.add(queue, 'welcome', { to: 'a@b.c' });
+const mailWorker = new Worker(
+  'mail',
+  bull.processor(async (job: Job<{ to: string }>) => job.data.to.length, { labels: (job) => ({ tenant: job.data.to }) }),
+  { connection: { host: '127.0.0.1', port: 1 }, autorun: false },
+);
+// @ts-expect-error producerLabels is a boolean
+bull.processor(async () => 1, { producerLabels: 'no' });
+
+export { result, doubled, key, task, why, ok, apolloServer, yogaServer, picked, mailWorker };
 
 // customlabels/otel
 import { CustomLabelsContextManager } from 'customlabels/otel';

@@ -30,11 +30,15 @@ function inspect(pid, tid) {
 
 // Starts `fixture` with `args`; `onEvent(event, child)` gets announcements
 // (e.g. {event: 'listening', port}). Resolves with {checkpoints, code,
-// stderr} once the fixture exits; each checkpoint holds what the reader saw.
-function runCheckpoints(fixture, { args = [], env = {}, node = process.execPath, onEvent = () => {}, timeoutMs = 120000 } = {}) {
+// stderr} once the fixture exits; each checkpoint holds what the reader saw,
+// in the process `processOf(tid, child)` names (the fixture's by default;
+// BullMQ's sandboxes are processes of their own). The fixture runs in a
+// process group of its own, so a timeout kills what it started too.
+function runCheckpoints(fixture, { args = [], env = {}, node = process.execPath, onEvent = () => {}, processOf = (tid, child) => child.pid, timeoutMs = 120000 } = {}) {
   return new Promise((resolve, reject) => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'customlabels-checkpoints-'));
     const child = spawn(node, [fixture, ...args], {
+      detached: true,
       cwd: root,
       env: { ...process.env, ...env, CUSTOMLABELS_CHECKPOINT_DIR: dir },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -43,7 +47,7 @@ function runCheckpoints(fixture, { args = [], env = {}, node = process.execPath,
     child.stderr.on('data', (d) => (stderr += d));
     const checkpoints = [];
     const timer = setTimeout(() => {
-      child.kill('SIGKILL');
+      process.kill(-child.pid, 'SIGKILL');
       reject(new Error(`fixture timed out after ${checkpoints.length} checkpoints\n${stderr}`));
     }, timeoutMs);
     const lines = readline.createInterface({ input: child.stdout });
@@ -55,8 +59,9 @@ function runCheckpoints(fixture, { args = [], env = {}, node = process.execPath,
         return;
       }
       queue = queue.then(async () => {
-        const seen = await inspect(child.pid, msg.tid);
-        checkpoints.push({ ...msg, pid: child.pid, seen });
+        const pid = processOf(msg.tid, child);
+        const seen = await inspect(pid, msg.tid);
+        checkpoints.push({ ...msg, pid, seen });
         fs.writeFileSync(msg.release, '');
       });
     });

@@ -1,0 +1,355 @@
+'use strict';
+
+// customlabels/graphql on Apollo Server 5 and 4 and GraphQL Yoga 5, read
+// from outside: at every checkpoint (context, parsing, validation, sync and
+// async resolvers, DataLoader batches, resolvers that throw, the error
+// hooks, subscription events) the reader, from another process, sees
+// exactly the operation's name and type on top of the HTTP layer's labels.
+
+const crypto = require('node:crypto');
+const path = require('node:path');
+const { serveUnderLoad, expectEveryCheckpointSeen } = require('./harness');
+const { tenants, statusCounts, countOf } = require('./requests');
+const { chunkedJson } = require('./http-client');
+const { testIf, runNode } = require('../helpers');
+
+const fixture = path.join(__dirname, '..', 'fixtures', 'graphql-app.js');
+const major = Number(process.versions.node.split('.')[0]);
+
+const USER = 'query GetUser($id: ID!) { user(id: $id) { id name friends { name } } }';
+const SLOW = '{ slow }';
+const FAILING = 'query Failing { fail }';
+// Two operations: operationName picks the mutation.
+const TWO = `
+  query Other { slow }
+  "A description, and # not a comment { ( in a string"
+  mutation Rename($id: ID!) { rename(id: $id, name: "x") { id name } }
+`;
+const BROKEN = 'query Broken { user(id: "1") { name }';
+const PERSISTED = 'query Persisted { user(id: "7") { name } }';
+const TICKS = 'subscription Ticks { ticks(n: 2) }';
+
+// One request: `expect` ([operation, type]) travels in headers for the
+// fixture's checkpoints.
+function gql(id, tenant, [operation, type], { body, get, headers = {} }) {
+  const common = { 'x-id': id, 'x-tenant': tenant, 'x-expect-operation': operation, 'x-expect-type': type, ...headers };
+  if (get !== undefined) {
+    return { path: `/graphql?${new URLSearchParams(get)}`, headers: { ...common, 'apollo-require-preflight': 'true' } };
+  }
+  return { method: 'POST', path: '/graphql', headers: { ...common, 'content-type': 'application/json' }, chunks: chunkedJson(body, 2) };
+}
+
+// The load per variant: for each tenant and round, a named query (phases,
+// sync resolver, DataLoader), an anonymous GET (async resolver), a failing
+// resolver, a mutation picked out of two operations, a document that does
+// not parse; on Apollo a persisted query sent as its hash and a batch; on
+// Yoga a subscription over SSE.
+function requestsFor(variant, rounds = 2) {
+  const apollo = variant.startsWith('apollo');
+  const out = [];
+  for (let round = 0; round < rounds; round++) {
+    tenants.forEach((tenant, t) => {
+      const id = (kind) => `${kind}${round}-${t}`;
+      const comment = (kind) => `# id=${id(kind)}\n`;
+      out.push(gql(id('u'), tenant, ['GetUser', 'query'], { body: { query: comment('u') + USER, variables: { id: String(t) } } }));
+      out.push(gql(id('a'), tenant, ['(anonymous)', 'query'], { get: { query: SLOW } }));
+      out.push(gql(id('f'), tenant, ['Failing', 'query'], { body: { query: FAILING } }));
+      out.push(gql(id('m'), tenant, ['Rename', 'mutation'], { body: { query: TWO, operationName: 'Rename', variables: { id: '5' } } }));
+      out.push(gql(id('x'), tenant, ['(unknown)', '(unknown)'], { body: { query: BROKEN } }));
+      if (apollo) {
+        const sha256Hash = crypto.createHash('sha256').update(PERSISTED).digest('hex');
+        out.push(gql(id('p'), tenant, ['Persisted', 'query'], { body: { extensions: { persistedQuery: { version: 1, sha256Hash } } } }));
+        out.push(gql(id('b'), tenant, ['(batch)', 'query'], { body: [{ query: USER, variables: { id: '1' } }, { query: SLOW }] }));
+      } else {
+        out.push(gql(id('s'), tenant, ['Ticks', 'subscription'], { body: { query: comment('s') + TICKS }, headers: { accept: 'text/event-stream' } }));
+      }
+    });
+  }
+  return out;
+}
+
+const variants = [
+  ['apollo5-express5', major >= 20],
+  ['apollo4-express4', true],
+  ['apollo5-standalone', major >= 20],
+  ['yoga-http', true],
+  ['yoga-express', true],
+];
+
+describe.each(variants)('%s', (variant, runs) => {
+  let run;
+  let responses;
+  const apollo = variant.startsWith('apollo');
+  const testHere = testIf(runs, '@apollo/server 5 needs Node.js >= 20');
+  const n = tenants.length * 2; // requests of each kind
+
+  beforeAll(async () => {
+    if (runs) ({ run, responses } = await serveUnderLoad(fixture, [variant], requestsFor(variant)));
+  }, 180000);
+
+  testHere(`${variant}: every operation was answered as the server answers it unlabelled, and the server closed cleanly`, () => {
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    const requests = requestsFor(variant);
+    const bodies = (kind) => responses.filter((r, i) => requests[i].headers['x-id'][0] === kind).map((r) => r.body);
+    for (const body of bodies('u')) expect(JSON.parse(body).data.user.friends).toEqual([{ name: 'friend 10' }, { name: 'friend 11' }, { name: 'friend 12' }]);
+    for (const body of bodies('a')) expect(JSON.parse(body)).toEqual({ data: { slow: 'slow' } });
+    for (const body of bodies('f')) expect(JSON.parse(body).errors[0].message).toMatch(/^boom f/);
+    for (const body of bodies('m')) expect(JSON.parse(body)).toEqual({ data: { rename: { id: '5', name: 'x' } } });
+    for (const body of bodies('x')) expect(JSON.parse(body).errors[0].message).toMatch(/Syntax Error/);
+    if (apollo) {
+      for (const body of bodies('p')) expect(JSON.parse(body)).toEqual({ data: { user: { name: 'user 7' } } });
+      for (const body of bodies('b')) expect(JSON.parse(body).map((r) => Object.keys(r.data))).toEqual([['user'], ['slow']]);
+      expect(statusCounts(responses)).toEqual({ 200: 6 * n, 400: n });
+    } else {
+      for (const body of bodies('s')) expect(body.match(/"ticks":\d/g)).toEqual(['"ticks":0', '"ticks":1']);
+      // Yoga answers a document that does not parse with 200 to an
+      // application/json client.
+      expect(statusCounts(responses)).toEqual({ 200: 6 * n });
+    }
+  });
+
+  testHere(`${variant}: at every checkpoint the reader sees exactly the operation's labels over the request's, on the server thread`, () => {
+    // Phases of the named query (and, on Yoga, the subscription).
+    const phased = apollo ? n : 2 * n;
+    expect(countOf(run, 'context')).toBe(phased);
+    expect(countOf(run, 'parsing')).toBe(phased);
+    expect(countOf(run, 'validation rule')).toBe(phased);
+    // Resolvers: the named query, the persisted one and the batch's.
+    expect(countOf(run, 'sync resolver')).toBe(apollo ? 3 * n : n);
+    expect(countOf(run, 'dataloader batch')).toBe(apollo ? 2 * n : n);
+    expect(countOf(run, 'async resolver after an await')).toBe(apollo ? 2 * n : n);
+    expect(countOf(run, 'async resolver after a timer')).toBe(apollo ? 2 * n : n);
+    expect(countOf(run, 'mutation resolver')).toBe(n);
+    expect(countOf(run, 'resolver that throws')).toBe(n);
+    if (apollo) {
+      expect(countOf(run, 'formatError')).toBe(n);
+      // The failing resolver and the document that does not parse.
+      expect(countOf(run, 'didEncounterErrors')).toBe(2 * n);
+    } else {
+      expect(countOf(run, 'maskError')).toBe(n);
+      expect(countOf(run, 'subscribe')).toBe(n);
+      expect(countOf(run, 'subscription event')).toBe(2 * n);
+    }
+    expectEveryCheckpointSeen(run.checkpoints);
+  });
+});
+
+// In-process checks of what the plugins decide, against graphql-js itself.
+test('graphql: operationOf picks the operation graphql-js would run, for documents graphql-js parses, and none for these it rejects', async () => {
+  const { operationOf } = require('../../../lib/integrations/graphql');
+  const { parse, getOperationAST } = require('graphql');
+  const documents = [
+    ['{ a }'],
+    ['query { a }'],
+    ['query Q { a }'],
+    ['query Q($x: Int = 1) @dir(a: [1, 2]) { a(b: "}") }'],
+    ['mutation M { a }'],
+    ['subscription S { a }'],
+    ['query A { a } query B { b }', 'B'],
+    ['query A { a } query B { b }'],
+    ['query A { a } query B { b }', 'C'],
+    ['query A { a } mutation B { b }', 'A'],
+    ['fragment F on T { a } query Q { ...F }'],
+    ['fragment F on T { a } query Q { ...F }', 'F'],
+    ['# query Hidden { a }\nquery Shown { a }'],
+    ['"""description { ( """ query Q { a }'],
+    ['"desc" mutation M { a(s: """ block \\""" { """) }'],
+    ['query Q { a(s: "\\" } {") }'],
+    ['\ufeff query Q { a }'],
+    ['query Q @x { a }'],
+    ['query Q { a }, query R { b }', 'R'],
+    ['query Q { a', undefined],
+    ['query Q { a } }'],
+    ['type T { a: Int }'],
+    ['extend type T { a: Int } query Q { a }'],
+    ['query Q { a } ;'],
+    ['query "Q" { a }'],
+    ['query Q { a(s: "unterminated) }'],
+    [''],
+    ['   # only a comment'],
+    [`query ${'N'.repeat(80)} { a }`],
+  ];
+  for (const [text, operationName] of documents) {
+    // What the server runs: nothing for a document that does not parse, or
+    // that validation rejects for a definition that is not executable.
+    let expected;
+    try {
+      const document = parse(text);
+      const executable = document.definitions.every((d) => d.kind === 'OperationDefinition' || d.kind === 'FragmentDefinition');
+      const op = executable ? getOperationAST(document, operationName) : null;
+      expected = op === null ? null : { name: op.name ? op.name.value.slice(0, 53) : '(anonymous)', type: op.operation };
+    } catch {
+      expected = null;
+    }
+    expect({ text, operationName, op: operationOf(text, operationName) }).toEqual({ text, operationName, op: expected });
+    // A parsed document gives the same answer as its text.
+    if (expected !== null) expect(operationOf(parse(text), operationName)).toEqual(expected);
+  }
+});
+
+test('graphql: bad options are TypeErrors with stable codes; a labels function that throws or returns junk costs one warning and the operation still runs labelled', async () => {
+  const out = await runNode(`
+    const { createYoga, createSchema } = require('graphql-yoga');
+    const graphql = require('./lib/integrations/graphql');
+    const { currentLabels } = require('.');
+    const codes = [];
+    for (const bad of [() => graphql.yogaPlugin(1), () => graphql.apolloPlugin({ labels: 'x' }), () => graphql.yogaPlugin({ type: 'yes' }), () => graphql.instrument({}), () => graphql.operationOf(42)]) {
+      try { bad(); } catch (e) { codes.push(e.name + ' ' + e.code); }
+    }
+    const warnings = [];
+    process.on('warning', (w) => warnings.push(w.code));
+    let calls = 0;
+    const yoga = createYoga({
+      schema: createSchema({ typeDefs: 'type Query { labels: String }', resolvers: { Query: { labels: () => JSON.stringify(currentLabels()) } } }),
+      plugins: [graphql.yogaPlugin({ labels: () => { calls++; if (calls === 1) throw new Error('nope'); return calls === 2 ? 7 : { tenant: { not: 'a value' } }; } })],
+      logging: false,
+    });
+    (async () => {
+      const seen = [];
+      for (let i = 0; i < 3; i++) {
+        const res = await yoga.fetch('http://localhost/graphql', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: 'query L { labels }' }) });
+        seen.push(JSON.parse((await res.json()).data.labels));
+      }
+      setImmediate(() => console.log(JSON.stringify({ codes, seen, warnings })));
+    })();
+  `);
+  expect(out.stderr.match(/Warning: .*/g)).toEqual(['Warning: customlabels: options.labels failed (nope); operations run with the GraphQL labels alone']);
+  const { codes, seen, warnings } = JSON.parse(out.stdout);
+  expect(codes).toEqual(Array(5).fill('TypeError ERR_CUSTOMLABELS_INVALID_OPTION'));
+  expect(seen).toEqual(Array(3).fill({ 'graphql.operation': 'L', 'graphql.type': 'query' }));
+  expect(warnings).toEqual(['CUSTOMLABELS_GRAPHQL_LABELS']);
+});
+
+testIf(major >= 20, '@apollo/server 5 needs Node.js >= 20')('graphql: an ApolloServer without apolloPlugin() is left as it is; one with it labels executeOperation too; `operation: false` publishes the type alone', async () => {
+  const out = await runNode(`
+    const { ApolloServer } = require('@apollo/server');
+    const graphql = require('./lib/integrations/graphql');
+    const { currentLabels } = require('.');
+    const typeDefs = 'type Query { labels: String }';
+    const resolvers = { Query: { labels: () => JSON.stringify(currentLabels()) } };
+    (async () => {
+      const seen = {};
+      for (const [name, plugins] of [['none', []], ['plugin', [graphql.apolloPlugin()]], ['typeOnly', [graphql.apolloPlugin({ operation: false })]]]) {
+        const server = new ApolloServer({ typeDefs, resolvers, plugins });
+        await server.start();
+        const r = await server.executeOperation({ query: 'query Mine { labels }' });
+        seen[name] = JSON.parse(r.body.singleResult.data.labels);
+        await server.stop();
+      }
+      console.log(JSON.stringify(seen));
+    })();
+  `);
+  expect(out.stderr).toBe('');
+  expect(JSON.parse(out.stdout)).toEqual({
+    none: {},
+    plugin: { 'graphql.operation': 'Mine', 'graphql.type': 'query' },
+    typeOnly: { 'graphql.type': 'query' },
+  });
+});
+
+test('graphql: envelopPlugin() labels parsing, validation, execution (async resolvers, DataLoader) and subscription events of a plain envelop', async () => {
+  const out = await runNode(`
+    const { envelop, useEngine, useSchema } = require('@envelop/core');
+    const { parse, validate, execute, subscribe, specifiedRules } = require('graphql');
+    const { makeExecutableSchema } = require('@graphql-tools/schema');
+    const DataLoader = require('dataloader');
+    const graphql = require('./lib/integrations/graphql');
+    const { currentLabels } = require('.');
+    const seen = [];
+    const note = (where) => seen.push([where, currentLabels()['graphql.operation'] ?? null, currentLabels()['graphql.type'] ?? null]);
+    const schema = makeExecutableSchema({
+      typeDefs: 'type Query { a: Int, b: [Int] } type Subscription { ticks: Int }',
+      resolvers: {
+        Query: {
+          async a() { await new Promise((r) => setTimeout(r, 1)); note('async resolver'); return 1; },
+          b(_, args, ctx) { return ctx.loader.loadMany([1, 2]); },
+        },
+        Subscription: {
+          ticks: {
+            async *subscribe() { yield { ticks: 1 }; yield { ticks: 2 }; },
+            resolve(p) { note('event'); return p.ticks; },
+          },
+        },
+      },
+    });
+    const rule = () => { note('validation'); return {}; };
+    const getEnveloped = envelop({ plugins: [useEngine({ parse: (...a) => (note('parse'), parse(...a)), validate, execute, subscribe, specifiedRules: [...specifiedRules, rule] }), useSchema(schema), graphql.envelopPlugin()] });
+    (async () => {
+      for (const [query, operationName] of [['query Other { a } query Q { a b }', 'Q'], ['subscription S { ticks }', undefined]]) {
+        const loader = new DataLoader(async (ids) => { note('dataloader'); return ids; });
+        const { parse: p, validate: v, execute: e, subscribe: s, schema: sc, contextFactory } = getEnveloped({ params: { operationName } });
+        note('outside');
+        const document = p(query);
+        const errors = v(sc, document);
+        if (errors.length) throw errors[0];
+        const contextValue = await contextFactory({ loader, params: { operationName } });
+        const args = { schema: sc, document, contextValue, operationName };
+        if (query.startsWith('subscription')) {
+          for await (const r of await s(args)) note('consumer');
+        } else {
+          const r = await e(args);
+          if (r.errors) throw r.errors[0];
+        }
+      }
+      console.log(JSON.stringify(seen));
+    })();
+  `);
+  expect(out.stderr).toBe('');
+  expect(JSON.parse(out.stdout)).toEqual([
+    ['outside', null, null],
+    ['parse', 'Q', 'query'],
+    ['validation', 'Q', 'query'],
+    ['dataloader', 'Q', 'query'],
+    ['async resolver', 'Q', 'query'],
+    ['outside', null, null],
+    ['parse', 'S', 'subscription'],
+    ['validation', 'S', 'subscription'],
+    ['event', 'S', 'subscription'],
+    ['consumer', null, null],
+    ['event', 'S', 'subscription'],
+    ['consumer', null, null],
+  ]);
+});
+
+testIf(major >= 20, '@apollo/server 5 needs Node.js >= 20')('graphql: an ESM app\'s ApolloServer is instrumented when it starts; a subclass is wrapped once; what Apollo rejects runs under (unknown)', async () => {
+  const out = await runNode(
+    `
+    import { ApolloServer, HeaderMap } from '@apollo/server';
+    import { apolloPlugin, instrument } from 'customlabels/graphql';
+    import { currentLabels } from 'customlabels';
+    let calls = 0;
+    const seen = {};
+    const typeDefs = 'type Query { labels: String }';
+    const resolvers = { Query: { labels: () => JSON.stringify(currentLabels()) } };
+    const plugin = () => apolloPlugin({ labels: () => { calls++; return undefined; } });
+    // No instrument() call: the plugin finds the ESM build when it starts.
+    const first = new ApolloServer({ typeDefs, resolvers, plugins: [apolloPlugin()] });
+    await first.start();
+    const r = await first.executeOperation({ query: 'query Esm { labels }' });
+    seen.esm = JSON.parse(r.body.singleResult.data.labels);
+    await first.stop();
+    class Mine extends ApolloServer {}
+    instrument(Mine);
+    const server = new Mine({ typeDefs, resolvers, plugins: [plugin()] });
+    await server.start();
+    await server.executeOperation({ query: 'query Sub { labels }' });
+    seen.calls = calls;
+    // Seen by the context function, which Apollo runs before it rejects.
+    const context = async () => { seen.contexts.push(currentLabels()['graphql.operation']); return {}; };
+    seen.contexts = [];
+    for (const search of ['query=query%20A%20%7B%20labels%20%7D&operationName=A', 'query=query%20A%20%7B%20labels%20%7D&operationName=A&operationName=A', 'query=%7Blabels%7D&extensions=%7Bnot-json']) {
+      await server.executeHTTPGraphQLRequest({ httpGraphQLRequest: { method: 'GET', headers: new HeaderMap([['apollo-require-preflight', '1']]), search, body: undefined }, context });
+    }
+    await server.stop();
+    console.log(JSON.stringify(seen));
+  `,
+    { args: ['--input-type=module'] },
+  );
+  expect(out.stderr).toBe('');
+  expect(JSON.parse(out.stdout)).toEqual({
+    esm: { 'graphql.operation': 'Esm', 'graphql.type': 'query' },
+    calls: 1,
+    contexts: ['A', '(unknown)', '(unknown)'],
+  });
+});
