@@ -29,7 +29,13 @@ function loadV8Unit() {
   for (const file of candidates()) {
     if (!fs.existsSync(file)) continue;
     try {
-      const unit = require(file);
+      // process.dlopen, not require: the load happens lazily (at a
+      // thread's first scope), and must not depend on the module system
+      // that loaded this file still being alive (a Jest environment torn
+      // down, a vm context gone).
+      const loaded = { exports: {} };
+      process.dlopen(loaded, file);
+      const unit = loaded.exports;
       if (unit.UNIT_VERSION === UNIT_VERSION) return { unit, file, reason: null };
       failures.push(`${file}: interface ${unit.UNIT_VERSION}, expected ${UNIT_VERSION}`);
     } catch (err) {

@@ -140,6 +140,7 @@ describe('custom_labels_current_set and otel_thread_ctx_v1 at run time', () => {
          }
          process.stdout.write('static, ' + seen.size + ' offset(s)');
        })();`,
+      { timeoutMs: 55000 }, // 80 workers: slow under qemu-user
     );
     expect(stderr).toBe('');
     expect(code).toBe(0);
