@@ -26,10 +26,10 @@ const opt = (name, fallback) => (args.includes(name) ? Number(args[args.indexOf(
 const rounds = opt('--rounds', 20);
 const block = opt('--block', 2000);
 
-const typeDefs = 'type Query { user(id: ID!): User } type User { id: ID!, name: String }';
-const resolvers = { Query: { user: (_, { id }) => ({ id, name: `user ${id}` }) } };
-const QUERY = 'query GetUser($id: ID!) { user(id: $id) { id name } }';
-const byHand = (fn) => withLabels({ 'graphql.operation': 'GetUser', 'graphql.type': 'query' }, fn);
+const { typeDefs, resolversFor, operation, request } = require('./graphql-request');
+
+const resolvers = resolversFor(() => {});
+const byHand = (fn) => withLabels({ 'graphql.operation': operation.operationName, 'graphql.type': 'query' }, fn);
 const median = (xs) => {
   const s = [...xs].sort((a, b) => a - b);
   return s.length % 2 ? s[s.length >> 1] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
@@ -40,7 +40,7 @@ async function apollo() {
   const make = async (plugins) => {
     const server = new ApolloServer({ typeDefs, resolvers, plugins });
     await server.start();
-    return (i) => server.executeOperation({ query: QUERY, operationName: 'GetUser', variables: { id: String(i) } });
+    return (i) => server.executeOperation({ ...operation, variables: { id: String(i) } });
   };
   const plain = await make([]);
   const labelled = await make([graphql.apolloPlugin()]);
@@ -51,8 +51,7 @@ async function yoga() {
   const { createYoga, createSchema } = require('graphql-yoga');
   const make = (plugins) => {
     const y = createYoga({ schema: createSchema({ typeDefs, resolvers }), plugins, logging: false });
-    const body = JSON.stringify({ query: QUERY, operationName: 'GetUser', variables: { id: '7' } });
-    return async () => (await y.fetch('http://localhost/graphql', { method: 'POST', headers: { 'content-type': 'application/json' }, body })).text();
+    return async () => (await y.fetch(`http://localhost${request.path}`, { method: request.method, headers: request.headers, body: request.body })).text();
   };
   // The hand-written plugin opens its scope where yogaPlugin() does.
   const handPlugin = { onParams: ({ setParamsHandler, paramsHandler }) => setParamsHandler((p) => byHand(() => paramsHandler(p))) };

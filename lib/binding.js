@@ -20,6 +20,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { PROTOCOL_VERSION } = require('./protocol');
 const { isSupportedPlatform, readMappings, detectLibc, prebuildTarget } = require('./platform');
+const { warnOnce } = require('./warnings');
 
 const root = path.join(__dirname, '..');
 const ADDON = 'customlabels.node';
@@ -44,14 +45,8 @@ function candidates(target) {
   return files;
 }
 
-// Once per thread (each worker and Jest registry loads this file anew, so
-// the flag lives on the global object).
-const kWarned = Symbol.for('customlabels.warnedNoSlot');
-function warn(message) {
-  if (globalThis[kWarned]) return;
-  globalThis[kWarned] = true;
-  process.emitWarning(message, { code: 'CUSTOMLABELS_NO_SLOT' });
-}
+// Once per thread.
+const warn = (message) => warnOnce('no-slot', message, 'CUSTOMLABELS_NO_SLOT');
 
 function requireAddon(file) {
   try {

@@ -14,7 +14,7 @@
 
 const { AsyncLocalStorage } = require('node:async_hooks');
 
-const { typeDefs, request } = require('../graphql-request');
+const { typeDefs, resolversFor, request } = require('../graphql-request');
 
 module.exports = {
   modes: ['none', 'als-mw', 'labels-mw', 'integration'],
@@ -26,14 +26,7 @@ module.exports = {
     const plugins = mode === 'integration' ? [require('../../lib/integrations/graphql').apolloPlugin()] : [];
     const server = new ApolloServer({
       typeDefs,
-      resolvers: {
-        Query: {
-          user(_, { id }) {
-            handled();
-            return { id, name: `user ${id}` };
-          },
-        },
-      },
+      resolvers: resolversFor(handled),
       plugins,
     });
     await server.start();

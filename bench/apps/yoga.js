@@ -14,7 +14,7 @@
 const http = require('node:http');
 const { AsyncLocalStorage } = require('node:async_hooks');
 
-const { typeDefs, request } = require('../graphql-request');
+const { typeDefs, resolversFor, request } = require('../graphql-request');
 
 // A plugin that runs each operation in scope(params, fn).
 const around = (scope) => ({
@@ -42,14 +42,7 @@ module.exports = {
     }
     const schema = createSchema({
       typeDefs,
-      resolvers: {
-        Query: {
-          user(_, { id }) {
-            handled();
-            return { id, name: `user ${id}` };
-          },
-        },
-      },
+      resolvers: resolversFor(handled),
     });
     const server = http.createServer(createYoga({ schema, plugins, logging: false, graphiql: false }));
     return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server.address().port)));

@@ -71,8 +71,9 @@
 
 const { withLabels, currentLabels } = require('../index');
 const errors = require('../errors');
+const { warnOnce } = require('../warnings');
 const { readLabels } = require('../labels');
-const { LABELS_KEY, withTaskLabels } = require('./worker');
+const { LABELS_KEY, withTaskLabels, isPlainObject } = require('./worker');
 
 const MAX_LABELS = 10;
 const MAX_KEY_BYTES = 25;
@@ -91,22 +92,9 @@ const NOT_CARRIED = new Set([QUEUE, JOB, 'trace_id', 'span_id', 'local_root_span
 const hasOwn = Object.prototype.hasOwnProperty;
 const utf8 = new TextDecoder();
 
-function isPlainObject(value) {
-  if (typeof value !== 'object' || value === null) return false;
-  const proto = Object.getPrototypeOf(value);
-  return proto === Object.prototype || proto === null;
-}
-
-const kWarned = Symbol.for('customlabels.warnedJobLabels');
-
 // One warning per thread, whatever went wrong first.
-function warn(reason) {
-  if (globalThis[kWarned]) return;
-  globalThis[kWarned] = true;
-  process.emitWarning(`customlabels: job labels not published as given (${reason}); jobs run with the labels that are valid`, {
-    code: 'CUSTOMLABELS_JOB_LABELS',
-  });
-}
+const warn = (reason) =>
+  warnOnce('job-labels', `customlabels: job labels not published as given (${reason}); jobs run with the labels that are valid`, 'CUSTOMLABELS_JOB_LABELS');
 
 // `s` cut to MAX_VALUE_BYTES of UTF-8 on a character boundary (a lone
 // surrogate counts as the 3 bytes of U+FFFD it is encoded as).
@@ -137,20 +125,16 @@ function cut(s) {
 
 const keyFits = (key) => key.length <= 8 || Buffer.byteLength(key) <= MAX_KEY_BYTES;
 
-// What addLimited left out, for the warning (null: nothing).
-let problem = null;
-
 // Adds to `out` the labels of `source` (a plain object) that are within the
 // readers' limits, at most `room` of them, except keys `out` already has
 // and keys in `skip` (null: none): those are set by someone who wins
 // anyway. Values: strings (cut), numbers, booleans and bigints (as strings),
 // Uint8Arrays (decoded), and null/undefined, kept as null (removal) if
 // `keepNull`, else left out. A label replacing one `present` has (non-null)
-// takes no room. Returns how many non-null labels it added; sets `problem`
-// if it left out anything it should not have.
+// takes no room. Returns what it left out that it should not have, for the
+// warning (null: nothing).
 function addLimited(out, source, room, skip, keepNull, present = null) {
-  problem = null;
-  let added = 0;
+  let problem = null;
   let used = 0;
   for (const key in source) {
     if (!hasOwn.call(source, key) || hasOwn.call(out, key) || (skip !== null && skip.has(key))) continue;
@@ -190,10 +174,9 @@ function addLimited(out, source, room, skip, keepNull, present = null) {
       break;
     }
     out[key] = v;
-    added += 1;
     if (!replaces) used += 1;
   }
-  return added;
+  return problem;
 }
 
 // Labels as withLabels takes them (plain object or Map, validated with its
@@ -213,9 +196,9 @@ function carriedLabels(labels) {
   if (labels === null) return null;
   const source = labels === undefined ? currentLabels() : toObject(labels);
   const carried = {};
-  const n = addLimited(carried, source, MAX_LABELS - RESERVED.size, labels === undefined ? NOT_CARRIED : RESERVED, false);
+  const problem = addLimited(carried, source, MAX_LABELS - RESERVED.size, labels === undefined ? NOT_CARRIED : RESERVED, false);
   if (problem !== null) warn(problem);
-  return n === 0 ? null : carried;
+  return Object.keys(carried).length === 0 ? null : carried;
 }
 
 function attach(data, carried) {
@@ -290,7 +273,7 @@ function readOptions(options) {
   let room = MAX_LABELS;
   for (const key of RESERVED) if (!hasOwn.call(source, key)) room -= 1;
   const own = {};
-  addLimited(own, source, room, null, true);
+  const problem = addLimited(own, source, room, null, true);
   if (problem !== null) warn(`options.labels: ${problem}`);
   return { own, ownFn: null, producer: producerLabels };
 }
@@ -362,7 +345,7 @@ function jobLabelsFor({ own, ownFn, producer }) {
       return null;
     }
     const out = {};
-    addLimited(out, source, room, null, true, base);
+    const problem = addLimited(out, source, room, null, true, base);
     if (problem !== null) warn(`options.labels(job): ${problem}`);
     return out;
   }
@@ -401,7 +384,7 @@ function jobLabelsFor({ own, ownFn, producer }) {
       }
     }
     if (carried !== undefined) {
-      addLimited(out, carried, MAX_LABELS - count, null, false);
+      const problem = addLimited(out, carried, MAX_LABELS - count, null, false);
       if (problem !== null) warn(problem);
     }
     return out;

@@ -94,7 +94,9 @@
 // scan runs once per distinct query text (bounded cache).
 
 const { withLabels } = require('../index');
+const { withLabelsOr } = require('./request-labels');
 const errors = require('../errors');
+const { warnOnce } = require('../warnings');
 
 const OPERATION = 'graphql.operation';
 const TYPE = 'graphql.type';
@@ -378,14 +380,7 @@ function operationOfParams(query, operationName, extensions, documents = false) 
 // --- labels, per plugin ----------------------------------------------------
 
 // One warning per kind (labels, apollo, yoga) and thread.
-const kWarned = Symbol.for('customlabels.warnedGraphqlLabels');
-
-function warnOnce(kind, message) {
-  const warned = (globalThis[kWarned] ??= new Set());
-  if (warned.has(kind)) return;
-  warned.add(kind);
-  process.emitWarning(`customlabels: ${message}`, { code: 'CUSTOMLABELS_GRAPHQL_LABELS' });
-}
+const warn = (kind, message) => warnOnce(`graphql-${kind}`, `customlabels: ${message}`, 'CUSTOMLABELS_GRAPHQL_LABELS');
 
 function mergeInto(out, more) {
   if (more instanceof Map) {
@@ -424,17 +419,10 @@ function createLabeller(options) {
   // fn() under `labels`; if they cannot be published, under `fallback`,
   // else unlabelled. Errors of fn pass through.
   function runWith(labels, fallback, fn) {
-    let entered = false;
-    try {
-      return withLabels(labels, () => {
-        entered = true;
-        return fn();
-      });
-    } catch (err) {
-      if (entered) throw err;
-      warnOnce('labels', `GraphQL labels not published (${err && err.message}); operations run with ${fallback === null ? 'no labels of their own' : 'the GraphQL labels alone'}`);
+    return withLabelsOr(labels, fn, (err) => {
+      warn('labels', `GraphQL labels not published (${err && err.message}); operations run with ${fallback === null ? 'no labels of their own' : 'the GraphQL labels alone'}`);
       return fallback === null ? fn() : runWith(fallback, null, fn);
-    }
+    });
   }
 
   let run;
@@ -455,7 +443,7 @@ function createLabeller(options) {
           labels = mergeInto({ ...base }, more);
         }
       } catch (err) {
-        warnOnce('labels', `options.labels failed (${err && err.message}); operations run with the GraphQL labels alone`);
+        warn('labels', `options.labels failed (${err && err.message}); operations run with the GraphQL labels alone`);
         labels = base;
       }
       return runWith(labels, labels === base ? null : base, fn);
@@ -651,7 +639,7 @@ function apolloPlugin(options) {
     // Apollo calls no hook of this plugin for the others.
     async requestDidStart({ request }) {
       if (!reached) {
-        warnOnce(
+        warn(
           'apollo',
           "an ApolloServer with apolloPlugin() runs requests unlabelled: its class was not instrumented (call instrument(require('@apollo/server')), or instrument(await import('@apollo/server')) for the ESM build, before its first request)",
         );
@@ -716,7 +704,7 @@ function yogaPlugin(options) {
   return {
     onParams({ setParamsHandler, paramsHandler }) {
       if (typeof setParamsHandler !== 'function' || typeof paramsHandler !== 'function') {
-        warnOnce('yoga', 'a Yoga without setParamsHandler (Yoga 5 has it) runs operations unlabelled; use envelopPlugin() there');
+        warn('yoga', 'a Yoga without setParamsHandler (Yoga 5 has it) runs operations unlabelled; use envelopPlugin() there');
         return;
       }
       setParamsHandler(function labelledParamsHandler(payload) {

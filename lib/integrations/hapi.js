@@ -24,6 +24,7 @@
 const pkg = require('../../package.json');
 const { withLabels } = require('../index');
 const { requestLabels, runLabelled, UNMATCHED } = require('./request-labels');
+const { warnOnce } = require('../warnings');
 
 const kPatched = Symbol.for('customlabels.hapi.patched');
 const kRouteLabels = Symbol('customlabels.hapi.routeLabels');
@@ -53,13 +54,8 @@ function methodOf(request) {
   return out;
 }
 
-let warned = false;
 function warnUnsupported(what) {
-  if (warned) return;
-  warned = true;
-  process.emitWarning(`customlabels/hapi: this hapi's Request has no ${what}; requests run unlabelled (the plugin supports @hapi/hapi ${HAPI_RANGE})`, {
-    code: 'CUSTOMLABELS_UNSUPPORTED_FRAMEWORK',
-  });
+  warnOnce('hapi-unsupported', `customlabels/hapi: this hapi's Request has no ${what}; requests run unlabelled (the plugin supports @hapi/hapi ${HAPI_RANGE})`, 'CUSTOMLABELS_UNSUPPORTED_FRAMEWORK');
 }
 
 // Patches a server's Request prototype; false if it was patched already.

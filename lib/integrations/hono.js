@@ -18,22 +18,17 @@
 // verb route is a route (an app.all('/files/*') route shows UNMATCHED).
 
 const { requestLabels, runLabelled } = require('./request-labels');
+const { warnOnce } = require('../warnings');
 
 function isMiddleware(route) {
   return route.method === 'ALL' && typeof route.path === 'string' && route.path.endsWith('*');
 }
 
 // The matched route's template, or undefined when no route matched.
-let warned = false;
 function routeOf(c) {
   const routes = c.req.matchedRoutes;
   if (!Array.isArray(routes)) {
-    if (!warned) {
-      warned = true;
-      process.emitWarning('customlabels/hono: this Hono has no c.req.matchedRoutes; requests are labelled route=(unmatched)', {
-        code: 'CUSTOMLABELS_UNSUPPORTED_FRAMEWORK',
-      });
-    }
+    warnOnce('hono-unsupported', 'customlabels/hono: this Hono has no c.req.matchedRoutes; requests are labelled route=(unmatched)', 'CUSTOMLABELS_UNSUPPORTED_FRAMEWORK');
     return undefined;
   }
   for (let i = 0; i < routes.length; i++) {

@@ -20,6 +20,7 @@
 const api = require('../index');
 const { kInternal } = require('../api');
 const errors = require('../errors');
+const { warnOnce } = require('../warnings');
 const { readLabels } = require('../labels');
 
 const { withTraceContext, enterTraceContext, setResource, TraceContext } = api[kInternal];
@@ -48,15 +49,10 @@ function validSpanContext(sc) {
   );
 }
 
-let warned = false;
 // spanLabels threw or returned what is not labels: the span is published
 // with its ids alone, and the application never sees the error.
 function warnSpanLabels(err) {
-  if (warned) return;
-  warned = true;
-  process.emitWarning(`customlabels/otel: options.spanLabels failed (${err && err.message}); spans are labelled with their ids only`, {
-    code: 'CUSTOMLABELS_SPAN_LABELS',
-  });
+  warnOnce('span-labels', `customlabels/otel: options.spanLabels failed (${err && err.message}); spans are labelled with their ids only`, 'CUSTOMLABELS_SPAN_LABELS');
 }
 
 // The span a context holds (the key @opentelemetry/api's trace.setSpan

@@ -11,6 +11,7 @@
 const { types } = require('node:util');
 const { withLabels } = require('../index');
 const errors = require('../errors');
+const { warnOnce } = require('../warnings');
 
 const UNMATCHED = '(unmatched)';
 const MAX_CACHED = 1024;
@@ -60,7 +61,20 @@ function requestLabels(options = {}) {
   };
 }
 
-const kWarned = Symbol.for('customlabels.warnedRequestLabels');
+// fn() under `labels`; if withLabels rejects them (it throws before fn
+// runs), rejected(err) instead. Errors of fn itself pass through.
+function withLabelsOr(labels, fn, rejected) {
+  let entered = false;
+  try {
+    return withLabels(labels, () => {
+      entered = true;
+      return fn();
+    });
+  } catch (err) {
+    if (entered) throw err;
+    return rejected(err);
+  }
+}
 
 // Runs fn() under the request's labels. Labels that cannot be built or
 // published (options.labels threw, or returned an invalid value) never fail
@@ -68,24 +82,17 @@ const kWarned = Symbol.for('customlabels.warnedRequestLabels');
 // error thrown by fn itself passes through. `fallback` (default fn) is what
 // runs instead.
 function runLabelled(build, method, route, request, fn, fallback = fn) {
+  const rejected = (err) => {
+    warnOnce('request-labels', `customlabels: request labels not published (${err && err.message}); requests run unlabelled`, 'CUSTOMLABELS_REQUEST_LABELS');
+    return fallback();
+  };
   let labels;
-  let entered = false;
   try {
     labels = build(method, route, request);
-    return withLabels(labels, () => {
-      entered = true;
-      return fn();
-    });
   } catch (err) {
-    if (entered) throw err;
-    if (!globalThis[kWarned]) {
-      globalThis[kWarned] = true;
-      process.emitWarning(`customlabels: request labels not published (${err.message}); requests run unlabelled`, {
-        code: 'CUSTOMLABELS_REQUEST_LABELS',
-      });
-    }
-    return fallback();
+    return rejected(err);
   }
+  return withLabelsOr(labels, fn, rejected);
 }
 
-module.exports = { requestLabels, runLabelled, UNMATCHED };
+module.exports = { requestLabels, runLabelled, withLabelsOr, UNMATCHED };

@@ -104,4 +104,4 @@ function handler(fn, options) {
   };
 }
 
-module.exports = { LABELS_KEY, withTaskLabels, takeTaskLabels, runWithTaskLabels, postMessage, onMessage, run, handler };
+module.exports = { LABELS_KEY, isPlainObject, withTaskLabels, takeTaskLabels, runWithTaskLabels, postMessage, onMessage, run, handler };
