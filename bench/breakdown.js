@@ -3,12 +3,16 @@
 // Where a synchronous withLabels with 3 never-seen values spends its time:
 // each step measured alone (median of 5 loops, ns per call), then the whole.
 //   taskset -c 0 node bench/breakdown.js
+//   CUSTOMLABELS_HOOKS=0 taskset -c 0 node bench/breakdown.js   (hook-free:
+//   the whole is a set, its record and its wrapper, on Node.js 24+)
 
 const { AsyncLocalStorage } = require('node:async_hooks');
 const { readLabels, Updates } = require('../lib/labels');
 const { Encoder } = require('../lib/encoder');
 const { loadBinding } = require('../lib/binding');
-const { withLabels } = require('..');
+const { loadV8Unit } = require('../lib/v8-unit');
+const { defineLabelSet } = require('../lib/label-set');
+const { withLabels, strategy } = require('..');
 
 const { binding } = loadBinding();
 const now = () => Number(process.hrtime.bigint());
@@ -50,9 +54,19 @@ const rows = [
   measure('new ArrayBuffer(4096) (one per ~20 sets)', () => {
     sink += new ArrayBuffer(4096).byteLength;
   }),
+];
+// Where readers walk V8's continuation data, every set is also a wrapper.
+const { unit } = loadV8Unit();
+if (unit !== null) {
+  binding.build(null, 0, encoder.scratch, n, slab, 0);
+  const WrappedSet = defineLabelSet(unit.Wrapper);
+  rows.push(measure('a set object (LabelSet extends Wrapper)', () => new WrappedSet(slab, 0, undefined, undefined)));
+}
+rows.push(
   measure('AsyncLocalStorage#run (the baseline)', (i) => als.run(labels(i), () => i)),
   measure('withLabels, whole', (i) => withLabels(labels(i), () => i), 2e5),
-];
+);
 if (sink === -1) console.log(sink);
-console.log(`${process.version}, ns per call (median of 5 loops):`);
+const { hooks, nodeContext } = strategy();
+console.log(`${process.version}, hooks ${hooks ? 'on' : 'off'}, node context ${nodeContext}; ns per call (median of 5 loops):`);
 for (const [name, ns] of rows) console.log(`  ${name.padEnd(42)} ${ns.toFixed(0).padStart(5)}`);

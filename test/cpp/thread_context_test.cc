@@ -156,6 +156,32 @@ TEST(Utf8, ValidatesAndCutsOnBoundaries) {
   EXPECT_EQ(CutUtf8("ab\xc3\xa9", 3), "ab");
 }
 
+// Every sequence is judged the same wherever it falls in a value: after any
+// run of ASCII (a faster scan must not skip past it), and before any.
+TEST(Utf8, JudgesSequencesAtEveryOffsetFromAWordBoundary) {
+  const std::string_view valid[] = {"\xc3\xa9", "\xe2\x82\xac", "\xf0\x9f\x98\x80"};
+  const std::string_view invalid[] = {"\x80",
+                                      "\xc3",
+                                      "\xe2\x82",
+                                      "\xed\xa0\x80",  // a surrogate
+                                      "\xc0\xaf",      // overlong
+                                      "\xf4\x90\x80\x80",
+                                      "\xff"};
+  for (size_t before = 0; before <= 17; ++before) {
+    for (size_t after = 0; after <= 9; ++after) {
+      const std::string pre(before, 'a');
+      const std::string post(after, 'z');
+      EXPECT_TRUE(IsUtf8(pre + post));
+      for (std::string_view s : valid) {
+        EXPECT_TRUE(IsUtf8(pre + std::string(s) + post)) << before << "+" << after;
+      }
+      for (std::string_view s : invalid) {
+        EXPECT_FALSE(IsUtf8(pre + std::string(s) + post)) << before << "+" << after;
+      }
+    }
+  }
+}
+
 TEST(AttributeKeyMap, GivesStableIndexesInOrderOfFirstUse) {
   AttributeKeyMap m;
   bool appended = false;
@@ -333,6 +359,18 @@ TEST_F(RecordsTest, ValidateRefusesASetWhoseRecordPointsOutsideItsBuffer) {
   LabelSetLayout::SetRecord(set, reinterpret_cast<const otel_thread_ctx_record_t*>(
                                      reinterpret_cast<uintptr_t>(set) + size));
   EXPECT_EQ(LabelSetLayout::Validate(set, size), nullptr);  // past the end
+}
+
+TEST(TraceIds, NoneOnlyWhenEveryTraceIdByteIsZero) {
+  TraceIds ids;
+  EXPECT_TRUE(ids.none());
+  ids.span_id[7] = 1;  // a span id alone is no trace
+  EXPECT_TRUE(ids.none());
+  for (size_t i = 0; i < ids.trace_id.size(); ++i) {
+    TraceIds one;
+    one.trace_id[i] = 0x80;
+    EXPECT_FALSE(one.none()) << "byte " << i;
+  }
 }
 
 }  // namespace
