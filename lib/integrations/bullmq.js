@@ -74,10 +74,9 @@ const errors = require('../errors');
 const { warnOnce } = require('../warnings');
 const { readLabels } = require('../labels');
 const { LABELS_KEY, withTaskLabels, isPlainObject } = require('./worker');
+const { PARCA } = require('./reader-limits');
 
-const MAX_LABELS = 10;
-const MAX_KEY_BYTES = 25;
-const MAX_VALUE_BYTES = 53;
+const { MAX_LABELS, MAX_KEY_BYTES, MAX_VALUE_BYTES } = PARCA;
 // (queue, name) pairs whose labels are kept frozen: queues and job names are
 // few in most apps; the bound guards against job names made per job.
 const MAX_CACHED = 1024;

@@ -97,6 +97,7 @@ const { withLabels } = require('../index');
 const { withLabelsOr } = require('./request-labels');
 const errors = require('../errors');
 const { warnOnce } = require('../warnings');
+const { PARCA } = require('./reader-limits');
 
 const OPERATION = 'graphql.operation';
 const TYPE = 'graphql.type';
@@ -105,7 +106,7 @@ const UNKNOWN = '(unknown)';
 const PERSISTED = '(persisted)';
 const BATCH = '(batch)';
 const MIXED = '(mixed)';
-const MAX_VALUE_BYTES = 53;
+const { MAX_VALUE_BYTES } = PARCA;
 // Distinct query texts whose outline is kept; the cache starts over when
 // full (apps send a fixed set of documents; the bound guards against
 // clients that send a new one every time).
