@@ -12,6 +12,7 @@
             "src/core/abi.cc",
             "src/core/attribute_key_map.cc",
             "src/core/label_set_builder.cc",
+            "src/core/native_builder.cc",
             "src/core/node_walk.cc",
             "src/core/otel_thread_ctx.cc",
             "src/core/process_context.cc",

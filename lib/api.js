@@ -26,7 +26,6 @@ const { createSwitcher } = require('./switcher');
 const { TraceContext } = require('./trace-context');
 const { setUpNodeContext } = require('./node-context');
 const { TRACE_SET } = require('./protocol');
-const { defineLabelSet } = require('./label-set');
 
 // What lib/integrations/otel.js uses and users do not: withTraceContext()
 // and setResource(). On a symbol shared by every copy of the package, as
@@ -81,8 +80,8 @@ function createApi(binding, info = {}) {
 
   // A set that carries nothing of the app's (a record with trace ids only,
   // or, without records, one label), for the layout probe.
-  function probeSet(Base) {
-    writer.useClass(defineLabelSet(Base));
+  function probeSet(makeSet) {
+    writer.useMaker(makeSet);
     let trace = null;
     if (records) {
       trace = new TraceContext(TRACE_SET);
@@ -100,7 +99,7 @@ function createApi(binding, info = {}) {
   function decide() {
     const wanted = hooksOption ?? binding.hooksDefault() ?? hooksWantedByEnv(process.env);
     const node = setUpNodeContext(binding, als, probeSet);
-    if (node.state !== 'published') writer.useClass(defineLabelSet());
+    if (node.state !== 'published') writer.useMaker(null);
     let hooks = wanted || node.state !== 'published';
     let reason = !wanted && hooks ? `hooks stay on: ${node.reason}` : null;
     // Readers of the process context must be told to walk before a thread

@@ -10,46 +10,56 @@
 // install sets; elsewhere (undefined) they are read from the set's own
 // header (LabelSetLayout in src/core/label_set_builder.h) when first asked.
 //
-// Where readers walk V8's continuation data (lib/node-context.js), label sets
-// extend the V8 unit's Wrapper, which puts the set's address into internal
-// field 0 and its record's into internal field 1, read from the same header:
-// what those readers follow from the store of our AsyncLocalStorage.
-// Elsewhere they extend a plain base.
+// Where readers walk V8's continuation data (lib/node-context.js), sets are
+// objects the V8 unit makes in the same call that builds them (makeSet),
+// with the set's address in internal field 0 and its record's in internal
+// field 1: what those readers follow from the store of our
+// AsyncLocalStorage. Their class (shapeSets) declares FIELDS and gets the
+// methods below (adoptSetMethods). Elsewhere they are plain LabelSets.
 
 const { SET_SELF_OFFSET, SET_RECORD_OFFSET } = require('./protocol');
 
+// A set's own properties, in the order they are set.
+const FIELDS = Object.freeze(['id', 'slab', 'offset', 'knownAddress', 'knownRecord', 'traced', 'children', 'untraced']);
+
 let nextSetId = 1;
 
-class PlainBase {}
+// Fills in a set's fields; returns it.
+function initSet(set, slab, offset, address, record, traced = false) {
+  set.id = nextSetId++; // key of its children in the intern table
+  set.slab = slab;
+  set.offset = offset;
+  set.knownAddress = address;
+  set.knownRecord = record;
+  set.traced = traced;
+  set.children = undefined; // frozen labels object -> LabelSet | null (lib/frozen-cache.js)
+  set.untraced = undefined; // this set without its trace ids (lib/api.js traceSet)
+  return set;
+}
 
 const word = (slab, at) => new DataView(slab).getBigUint64(at, true);
 
-function defineLabelSet(Base = PlainBase) {
-  return class LabelSet extends Base {
-    constructor(slab, offset, address, record, traced = false) {
-      super(slab, offset);
-      this.id = nextSetId++; // key of its children in the intern table
-      this.slab = slab;
-      this.offset = offset;
-      this.knownAddress = address;
-      this.knownRecord = record;
-      this.traced = traced;
-      this.children = undefined; // frozen labels object -> LabelSet | null (lib/frozen-cache.js)
-      this.untraced = undefined; // this set without its trace ids (lib/api.js traceSet)
-    }
+class LabelSet {
+  constructor(slab, offset, address, record, traced = false) {
+    initSet(this, slab, offset, address, record, traced);
+  }
 
-    get address() {
-      if (this.knownAddress === undefined) this.knownAddress = word(this.slab, this.offset + SET_SELF_OFFSET);
-      return this.knownAddress;
-    }
+  get address() {
+    if (this.knownAddress === undefined) this.knownAddress = word(this.slab, this.offset + SET_SELF_OFFSET);
+    return this.knownAddress;
+  }
 
-    get record() {
-      if (this.knownRecord === undefined) this.knownRecord = word(this.slab, this.offset + SET_RECORD_OFFSET);
-      return this.knownRecord;
-    }
-  };
+  get record() {
+    if (this.knownRecord === undefined) this.knownRecord = word(this.slab, this.offset + SET_RECORD_OFFSET);
+    return this.knownRecord;
+  }
 }
 
-const LabelSet = defineLabelSet();
+// Gives the prototype of the V8 unit's sets LabelSet's methods.
+function adoptSetMethods(prototype) {
+  const methods = Object.getOwnPropertyDescriptors(LabelSet.prototype);
+  delete methods.constructor;
+  Object.defineProperties(prototype, methods);
+}
 
-module.exports = { LabelSet, defineLabelSet };
+module.exports = { LabelSet, FIELDS, initSet, adoptSetMethods };

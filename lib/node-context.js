@@ -10,16 +10,19 @@
 //   2. AsyncLocalStorage is backed by AsyncContextFrame: inside als.run()
 //      the continuation data is a Map holding our store (a feature test,
 //      never the version or the flags);
-//   3. the unit reports the layout it sees (from V8's headers and a wrapper
-//      object it made), and the walk readers do, run in-process over a frame
-//      holding a known label set, finds exactly that set and its record;
-//      outside the scope it finds none;
+//   3. the unit borrows the addon's builder (so that it makes each set and
+//      its wrapper object in one call), reports the layout it sees (from
+//      V8's headers and a wrapper of the class it makes), and the walk
+//      readers do, run in-process over a frame holding a known label set,
+//      finds exactly that set and its record; outside the scope it finds
+//      none;
 //   4. only then is the discovery struct published (gates last).
 //
 // Any step failing leaves everything unpublished and says why; labels then
 // go on through the TLS pointer (with hooks).
 
 const { loadV8Unit } = require('./v8-unit');
+const { FIELDS, adoptSetMethods } = require('./label-set');
 
 // CUSTOMLABELS_NODE_CONTEXT=0 (false, off): never load the V8 unit.
 function nodeContextWanted(env) {
@@ -45,20 +48,20 @@ function expectWalk(binding, discovery, layout, set) {
   }
 }
 
-// { state: 'published' | 'unavailable', reason, layout, unitFile, Wrapper }.
-// `Wrapper` is the base class label sets extend (null: a plain one).
-// `probeSet(Base)` makes a label set of a class extending Base.
+// { state: 'published' | 'unavailable', reason, layout, unitFile, makeSet }.
+// `makeSet`: the unit's, which builds a set and makes its wrapper (null
+// where unavailable). `probeSet(makeSet)` makes a label set with it.
 function setUpNodeContext(binding, als, probeSet, env = process.env) {
   try {
     return publish(binding, als, probeSet, env);
   } catch (err) {
     // Never the app's problem: labels go on through the TLS pointer.
-    return { state: 'unavailable', reason: `the node context could not be set up: ${err.message}`, layout: null, Wrapper: null, unitFile: null };
+    return { state: 'unavailable', reason: `the node context could not be set up: ${err.message}`, layout: null, makeSet: null, unitFile: null };
   }
 }
 
 function publish(binding, als, probeSet, env) {
-  const unavailable = (reason, more = {}) => ({ state: 'unavailable', reason, layout: null, Wrapper: null, unitFile: null, ...more });
+  const unavailable = (reason, more = {}) => ({ state: 'unavailable', reason, layout: null, makeSet: null, unitFile: null, ...more });
   if (!nodeContextWanted(env)) return unavailable('CUSTOMLABELS_NODE_CONTEXT is off');
   const { unit, file, reason } = loadV8Unit();
   if (unit === null) return unavailable(reason);
@@ -69,6 +72,12 @@ function publish(binding, als, probeSet, env) {
       { unitFile: file },
     );
   }
+  if (typeof binding.nativeBuilder !== 'function' || !unit.useBuilder(binding.nativeBuilder())) {
+    return unavailable('the addon lends no builder this V8 unit speaks (a copy of customlabels of another version loaded the addon)', {
+      unitFile: file,
+    });
+  }
+  adoptSetMethods(unit.shapeSets(FIELDS).prototype);
   const found = unit.pin(als);
   const layout = Object.freeze({
     taggedSize: found.taggedSize,
@@ -87,14 +96,14 @@ function publish(binding, als, probeSet, env) {
     if (layout.labelSetSlotOffset < 0 || layout.recordSlotOffset < 0) {
       throw new Error('V8 does not keep internal fields where the walk can find them');
     }
-    const set = probeSet(unit.Wrapper);
+    const set = probeSet(unit.makeSet);
     als.run(set, () => expectWalk(binding, discovery, layout, set));
     expectWalk(binding, discovery, layout, null);
   } catch (err) {
     return unavailable(`the layout probe failed: ${err.message}`, { unitFile: file });
   }
   binding.publishNodeContext(discovery, layout.recordSlotOffset);
-  return { state: 'published', reason: null, layout, discovery, Wrapper: unit.Wrapper, unitFile: file };
+  return { state: 'published', reason: null, layout, discovery, makeSet: unit.makeSet, unitFile: file };
 }
 
 module.exports = { setUpNodeContext, nodeContextWanted };

@@ -6,7 +6,7 @@
 // no set in it is reachable.
 
 const { Encoder } = require('./encoder');
-const { LabelSet } = require('./label-set');
+const { LabelSet, initSet } = require('./label-set');
 const { DID_NOT_FIT, NEEDED_SATURATED, TRACE_SET } = require('./protocol');
 
 const SLAB = 4096;
@@ -22,9 +22,10 @@ function tooLarge(needed) {
 class SlabWriter {
   constructor(binding, records = false) {
     this.binding = binding;
-    // The class of the sets it writes (lib/label-set.js); useClass() swaps
-    // it once the thread's mode is known.
-    this.LabelSet = LabelSet;
+    // Where sets are made by the V8 unit (lib/node-context.js), its
+    // makeSet(): build() and the set object in one call; otherwise null,
+    // and sets are built by the addon and are plain LabelSets.
+    this.makeSet = null;
     this.encoder = new Encoder(undefined, records);
     this.slab = new ArrayBuffer(SLAB);
     this.offset = 0;
@@ -34,19 +35,28 @@ class SlabWriter {
     this.addresses = true;
   }
 
+  // build() into `target` at `offset`: the set object if makeSet made one,
+  // else undefined (the scratch results say what was written).
+  build(parentSlab, parentOffset, n, target, offset) {
+    const { makeSet, encoder } = this;
+    if (makeSet !== null) return makeSet(parentSlab, parentOffset, encoder.scratch, n, target, offset);
+    this.binding.build(parentSlab, parentOffset, encoder.scratch, n, target, offset);
+    return undefined;
+  }
+
   // The set `updates` make over `parent` (a LabelSet or null) with the
   // trace ids `trace` says (null: the parent's; lib/trace-context.js): a new
   // LabelSet, `parent` itself if nothing changes, or null if no labels and
   // no thread context record are left.
   write(parent, updates, trace = null) {
     if (updates.count === 0 && trace === null) return parent;
-    const { encoder, binding } = this;
+    const { encoder } = this;
     const n = encoder.encode(updates, trace);
     const parentSlab = parent === null ? null : parent.slab;
     const parentOffset = parent === null ? 0 : parent.offset;
-    binding.build(parentSlab, parentOffset, encoder.scratch, n, this.slab, this.offset);
     let target = this.slab;
     let offset = this.offset;
+    let made = this.build(parentSlab, parentOffset, n, target, offset);
     if (encoder.nextOffset() === DID_NOT_FIT) {
       const needed = encoder.needed();
       offset = 0;
@@ -60,7 +70,7 @@ class SlabWriter {
         this.slab = target = new ArrayBuffer(SLAB);
         this.offset = 0;
       }
-      binding.build(parentSlab, parentOffset, encoder.scratch, n, target, 0);
+      made = this.build(parentSlab, parentOffset, n, target, 0);
       if (encoder.nextOffset() === DID_NOT_FIT) {
         encoder.shrink();
         throw tooLarge(needed);
@@ -73,11 +83,13 @@ class SlabWriter {
     encoder.shrink();
     if (!wrote) return null;
     const traced = trace === null ? parent !== null && parent.traced : trace.op === TRACE_SET;
-    return new this.LabelSet(target, offset, address, record, traced);
+    if (made !== undefined) return initSet(made, target, offset, address, record, traced);
+    return new LabelSet(target, offset, address, record, traced);
   }
 
-  useClass(Class) {
-    this.LabelSet = Class;
+  // `makeSet`: the V8 unit's (null: the addon's build() and plain sets).
+  useMaker(makeSet) {
+    this.makeSet = makeSet;
   }
 }
 

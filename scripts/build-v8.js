@@ -24,6 +24,7 @@ const { unitFile } = require('../lib/v8-unit');
 
 const root = path.join(__dirname, '..');
 const PREFIX = { x64: '', arm64: 'aarch64-linux-gnu-' };
+const UNIT_HEADERS = ['scratch_protocol.h', 'native_builder.h'];
 
 // Node.js version and ABI of the headers in `dir` (include/node/node_version.h).
 function headerVersion(dir) {
@@ -41,9 +42,12 @@ function buildUnit(dir, { arch = process.arch, out = path.join(root, 'build', 'v
   const work = fs.mkdtempSync(path.join(os.tmpdir(), `customlabels-v8-${abi}-${arch}-`));
   try {
     fs.cpSync(path.join(root, 'src', 'v8'), work, { recursive: true, filter: (f) => !f.includes(`${path.sep}build`) });
-    // The one core header the unit shares (the set layout it reads).
+    // The core headers the unit shares: the scratch results it reads and
+    // the table of the builder it borrows from the addon.
     fs.mkdirSync(path.join(work, 'core'));
-    fs.copyFileSync(path.join(root, 'src', 'core', 'scratch_protocol.h'), path.join(work, 'core', 'scratch_protocol.h'));
+    for (const header of UNIT_HEADERS) {
+      fs.copyFileSync(path.join(root, 'src', 'core', header), path.join(work, 'core', header));
+    }
     // npm's settings (npm_config_nodedir from an .npmrc, a target) would
     // override the headers asked for here.
     const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.toLowerCase().startsWith('npm_config_')));

@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "../core/abi.h"
+#include "../core/native_builder.h"
 #include "../core/node_context.h"
 #include "../core/node_walk.h"
 #include "../core/otel_thread_ctx.h"
@@ -59,6 +60,7 @@ Addon::Addon(Napi::Env env, Napi::Object exports) {
                             });
   DefineAddon(exports, {
                            InstanceMethod("build", &Addon::Build),
+                           InstanceMethod("nativeBuilder", &Addon::NativeBuilder),
                            InstanceMethod("setCurrent", &Addon::SetCurrent),
                            InstanceMethod("tlsSlot", &Addon::TlsSlot),
                            InstanceMethod("threadContextSlot", &Addon::ThreadContextSlot),
@@ -104,21 +106,16 @@ Napi::Value Addon::Build(const Napi::CallbackInfo& info) {
       &builders_, BufferArg(env, info[0], "label set"), Uint32Arg(env, info[1]),
       BufferArg(env, info[2], "scratch"), Uint32Arg(env, info[3]), BufferArg(env, info[4], "slab"),
       Uint32Arg(env, info[5]));
-  switch (status) {
-    case core::BuildStatus::kOk:
-      return env.Undefined();
-    case core::BuildStatus::kBadParent:
-      throw Napi::TypeError::New(env, "not a customlabels label set");
-    case core::BuildStatus::kScratchTooSmall:
-      throw Napi::RangeError::New(env, "scratch too small");
-    case core::BuildStatus::kScratchOverflow:
-      throw Napi::RangeError::New(env, "scratch overflow");
-    case core::BuildStatus::kBadTraceOp:
-      throw Napi::RangeError::New(env, "unknown trace operation");
-    case core::BuildStatus::kBadSlab:
-      break;
-  }
-  throw Napi::RangeError::New(env, "slab offset misaligned or overlapping its inputs");
+  if (status == core::BuildStatus::kOk) return env.Undefined();
+  bool type_error = false;
+  const char* message = core::GetNativeBuilder()->describe(static_cast<int>(status), &type_error);
+  if (type_error) throw Napi::TypeError::New(env, message);
+  throw Napi::RangeError::New(env, message);
+}
+
+Napi::Value Addon::NativeBuilder(const Napi::CallbackInfo& info) {
+  return Napi::BigInt::New(
+      info.Env(), static_cast<uint64_t>(reinterpret_cast<uintptr_t>(core::GetNativeBuilder())));
 }
 
 Napi::Value Addon::SetCurrent(const Napi::CallbackInfo& info) {

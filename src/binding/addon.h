@@ -23,6 +23,9 @@ class Addon final : public Napi::Addon<Addon> {
   //   layout and results are defined in lib/protocol.js, mirrored in
   //   src/core/scratch_protocol.h.
   Napi::Value Build(const Napi::CallbackInfo& info);
+  // nativeBuilder() -> bigint: the address of the same builder as a table of
+  //   C functions (src/core/native_builder.h), for the V8 unit.
+  Napi::Value NativeBuilder(const Napi::CallbackInfo& info);
   // setCurrent(slab: ArrayBuffer | null, offset): publishes the set and its
   //   thread context record through a native call.
   Napi::Value SetCurrent(const Napi::CallbackInfo& info);

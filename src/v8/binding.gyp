@@ -2,8 +2,8 @@
 # Node.js's headers: scripts/build-v8.js runs
 #   node-gyp rebuild --directory src/v8 --target <version> --nodedir <node>
 # and copies build/Release/customlabels_v8.node to customlabels-v8-abi<N>.node.
-# It shares one core header, core/scratch_protocol.h (under ".." here, copied
-# next to the sources in build-v8.js's scratch copy).
+# It shares two core headers, core/scratch_protocol.h and core/native_builder.h
+# (under ".." here, copied next to the sources in build-v8.js's scratch copy).
 {
   "targets": [
     {

@@ -11,19 +11,34 @@
 //   UNIT_VERSION                    bumped with any change to this interface
 //   frameHolds(key, value) -> bool  the continuation data is a Map holding
 //                                   key -> value (AsyncContextFrame in use)
+//   useBuilder(address: bigint) -> bool
+//                                   borrow the addon's builder
+//                                   (binding.nativeBuilder(),
+//                                   core/native_builder.h) for this thread;
+//                                   false if the table is not one this unit
+//                                   speaks
+//   shapeSets(fields: string[]) -> LabelSet
+//                                   the class of the wrapper objects makeSet()
+//                                   makes: two internal fields, then `fields`
+//                                   (undefined), so lib/ fills them without
+//                                   changing their shape; called once, before
+//                                   pin(); the class itself cannot be called
 //   pin(als) -> {cpedSlot, alsHandle, alsIdentityHash, undefinedValue,
 //                taggedSize, jsMapTableOffset, orderedHashMapHeaderSize,
 //                labelSetSlotOffset, recordSlotOffset}
-//   Wrapper(slab: ArrayBuffer, offset: number)  a constructor for the set
-//                                   written at `offset` in `slab`: its address
-//                                   and its record's, read from the set's own
-//                                   header, go into internal fields 0, 1
+//   makeSet(parentSlab, parentOffset, scratch, n, slab, slabOffset)
+//                                   the addon's build() (lib/protocol.js) and,
+//                                   if it wrote a set, a new LabelSet whose
+//                                   internal fields 0 and 1 hold the set's
+//                                   address and its record's; undefined if it
+//                                   wrote none (see the scratch results)
 #include <node.h>
 #include <v8.h>
 
 #include <cstdint>
 #include <cstring>
 
+#include "core/native_builder.h"
 #include "core/scratch_protocol.h"
 
 namespace customlabels::v8unit {
@@ -42,7 +57,7 @@ using v8::Value;
 using Address = v8::internal::Address;
 using Internals = v8::internal::Internals;
 
-constexpr int kUnitVersion = 2;
+constexpr int kUnitVersion = 3;
 constexpr int kFields = 2;
 
 static_assert(sizeof(Global<Object>) == sizeof(void*), "a Global is one slot pointer");
@@ -50,14 +65,25 @@ static_assert(sizeof(Global<Object>) == sizeof(void*), "a Global is one slot poi
 // Per environment (the main thread, each worker).
 struct Environment final {
   Global<Object> als;
+  Global<v8::ObjectTemplate> set_template;
+  const core::NativeBuilder* builder = nullptr;
+  void* thread_builder = nullptr;  // builder->create()
   bool release_hook = false;
 };
 
+// Before V8 goes: handles into the heap.
 void Release(void* arg) {
-  static_cast<Environment*>(arg)->als.Reset();
+  auto* env = static_cast<Environment*>(arg);
+  env->als.Reset();
+  env->set_template.Reset();
 }
 
-void Destroy(void* arg) { delete static_cast<Environment*>(arg); }
+void Destroy(void* arg) {
+  auto* env = static_cast<Environment*>(arg);
+  env->set_template.Reset();
+  if (env->thread_builder != nullptr) env->builder->destroy(env->thread_builder);
+  delete env;
+}
 
 void SetField(Local<Object> object, int index, void* pointer) {
 #if V8_MAJOR_VERSION >= 14
@@ -92,9 +118,19 @@ Address TaggedOf(Local<T> value) {
 
 Local<BigInt> Big(Isolate* isolate, uint64_t v) { return BigInt::NewFromUnsigned(isolate, v); }
 
-void Throw(Isolate* isolate, const char* message) {
-  isolate->ThrowException(v8::Exception::TypeError(
-      v8::String::NewFromUtf8(isolate, message).ToLocalChecked()));
+Local<v8::String> Text(Isolate* isolate, const char* text) {
+  return v8::String::NewFromUtf8(isolate, text).ToLocalChecked();
+}
+
+void Throw(Isolate* isolate, const char* message, bool type_error = true) {
+  isolate->ThrowException(type_error ? v8::Exception::TypeError(Text(isolate, message))
+                                     : v8::Exception::RangeError(Text(isolate, message)));
+}
+
+// The environment the functions below were made for (their data object's
+// internal field 0).
+Environment* EnvironmentOf(const FunctionCallbackInfo<Value>& args) {
+  return static_cast<Environment*>(GetField(args.Data().As<Object>(), 0));
 }
 
 void FrameHolds(const FunctionCallbackInfo<Value>& args) {
@@ -129,12 +165,87 @@ void FieldOffsets(Local<Object> object, int* offsets) {
   }
 }
 
+void UseBuilder(const FunctionCallbackInfo<Value>& args) {
+  Isolate* isolate = args.GetIsolate();
+  Environment* env = EnvironmentOf(args);
+  if (args.Length() < 1 || !args[0]->IsBigInt()) {
+    Throw(isolate, "useBuilder() takes the address binding.nativeBuilder() returns");
+    return;
+  }
+  bool lossless = false;
+  const uint64_t address = args[0].As<BigInt>()->Uint64Value(&lossless);
+  const auto* table = reinterpret_cast<const core::NativeBuilder*>(static_cast<uintptr_t>(address));
+  // The address comes from the addon this process loaded; what is checked
+  // here is that it speaks this unit's version of the table.
+  const bool usable = lossless && table != nullptr && address % alignof(core::NativeBuilder) == 0 &&
+                      table->magic == core::kNativeBuilderMagic &&
+                      table->version == core::kNativeBuilderVersion &&
+                      table->size == sizeof(core::NativeBuilder);
+  if (!usable) {
+    args.GetReturnValue().Set(false);
+    return;
+  }
+  if (env->thread_builder == nullptr || env->builder != table) {
+    void* made = table->create();
+    if (made == nullptr) {
+      args.GetReturnValue().Set(false);
+      return;
+    }
+    if (env->thread_builder != nullptr) env->builder->destroy(env->thread_builder);
+    env->builder = table;
+    env->thread_builder = made;
+  }
+  args.GetReturnValue().Set(true);
+}
+
+// Calling the class of the wrappers is refused: only makeSet() makes them,
+// always pointing at a set it has just written.
+void RefuseConstruct(const FunctionCallbackInfo<Value>& args) {
+  Throw(args.GetIsolate(), "label sets are made by withLabels(), not constructed");
+}
+
+void ShapeSets(const FunctionCallbackInfo<Value>& args) {
+  Isolate* isolate = args.GetIsolate();
+  Local<Context> context = isolate->GetCurrentContext();
+  Environment* env = EnvironmentOf(args);
+  if (!env->set_template.IsEmpty()) {
+    Throw(isolate, "shapeSets() is called once per thread");
+    return;
+  }
+  if (args.Length() < 1 || !args[0]->IsArray()) {
+    Throw(isolate, "shapeSets() takes an array of field names");
+    return;
+  }
+  Local<v8::Array> names = args[0].As<v8::Array>();
+  Local<FunctionTemplate> klass = FunctionTemplate::New(isolate, RefuseConstruct);
+  klass->SetClassName(Text(isolate, "LabelSet"));
+  Local<v8::ObjectTemplate> instance = klass->InstanceTemplate();
+  instance->SetInternalFieldCount(kFields);
+  for (uint32_t i = 0; i < names->Length(); ++i) {
+    Local<Value> name;
+    if (!names->Get(context, i).ToLocal(&name)) return;
+    if (!name->IsString()) {
+      Throw(isolate, "shapeSets() takes an array of field names");
+      return;
+    }
+    instance->Set(name.As<v8::String>(), v8::Undefined(isolate));
+  }
+  Local<v8::Function> constructor;
+  if (!klass->GetFunction(context).ToLocal(&constructor)) return;
+  env->set_template.Reset(isolate, instance);
+  args.GetReturnValue().Set(constructor);
+}
+
 void Pin(const FunctionCallbackInfo<Value>& args) {
   Isolate* isolate = args.GetIsolate();
   Local<Context> context = isolate->GetCurrentContext();
-  auto* env = static_cast<Environment*>(GetField(args.Data().As<Object>(), 0));
+  Environment* env = EnvironmentOf(args);
   if (args.Length() < 1 || !args[0]->IsObject()) {
     Throw(isolate, "pin() takes an AsyncLocalStorage");
+    return;
+  }
+  if (env->set_template.IsEmpty()) {
+    Throw(isolate, "pin() comes after shapeSets()");
     return;
   }
   Local<Object> als = args[0].As<Object>();
@@ -149,12 +260,10 @@ void Pin(const FunctionCallbackInfo<Value>& args) {
   Address handle_slot = 0;
   std::memcpy(&handle_slot, &env->als, sizeof(handle_slot));
 
-  // Where a wrapper keeps its fields, from a wrapper of this build.
+  // Where a label set keeps its fields, from one made by this build.
   Local<Object> probe;
-  Local<v8::ObjectTemplate> templ = v8::ObjectTemplate::New(isolate);
-  templ->SetInternalFieldCount(kFields);
   int offsets[kFields] = {-1, -1};
-  if (templ->NewInstance(context).ToLocal(&probe)) {
+  if (env->set_template.Get(isolate)->NewInstance(context).ToLocal(&probe)) {
     for (int f = 0; f < kFields; ++f) {
       SetField(probe, f, const_cast<uint64_t*>(&kMarkers[f]));
     }
@@ -163,7 +272,7 @@ void Pin(const FunctionCallbackInfo<Value>& args) {
 
   Local<Object> out = Object::New(isolate);
   auto set = [&](const char* name, Local<Value> value) {
-    out->Set(context, v8::String::NewFromUtf8(isolate, name).ToLocalChecked(), value).Check();
+    out->Set(context, Text(isolate, name), value).Check();
   };
   auto number = [isolate](int64_t v) { return v8::Number::New(isolate, static_cast<double>(v)); };
   const Address isolate_address = reinterpret_cast<Address>(isolate);
@@ -183,39 +292,67 @@ void Pin(const FunctionCallbackInfo<Value>& args) {
   args.GetReturnValue().Set(out);
 }
 
-// The set written at `args[1]` in the ArrayBuffer `args[0]`: it must carry
-// its own address, and its record (if any) must lie in the same slab, so a
-// wrapper never points anywhere else. No BigInt is made or read per set.
-void NewWrapper(const FunctionCallbackInfo<Value>& args) {
+// An ArrayBuffer argument (null and undefined: none); false if it is
+// something else.
+bool BytesArg(Local<Value> value, unsigned char** data, size_t* size) {
+  *data = nullptr;
+  *size = 0;
+  if (value->IsNullOrUndefined()) return true;
+  if (!value->IsArrayBuffer()) return false;
+  Local<v8::ArrayBuffer> buffer = value.As<v8::ArrayBuffer>();
+  *data = static_cast<unsigned char*>(buffer->Data());
+  *size = buffer->ByteLength();
+  return true;
+}
+
+uint64_t Word(const unsigned char* at) {
+  uint64_t word = 0;
+  std::memcpy(&word, at, sizeof(word));
+  return word;
+}
+
+void MakeSet(const FunctionCallbackInfo<Value>& args) {
   Isolate* isolate = args.GetIsolate();
-  if (!args.IsConstructCall()) {
-    Throw(isolate, "Wrapper is a constructor");
+  Environment* env = EnvironmentOf(args);
+  if (env->thread_builder == nullptr || env->set_template.IsEmpty()) {
+    Throw(isolate, "makeSet() comes after useBuilder() and shapeSets()");
     return;
   }
-  namespace scratch = customlabels::core::scratch;
-  if (!args[0]->IsArrayBuffer() || !args[1]->IsUint32()) {
-    Throw(isolate, "Wrapper takes a slab (ArrayBuffer) and an offset");
+  unsigned char* parent = nullptr;
+  unsigned char* scratch = nullptr;
+  unsigned char* slab = nullptr;
+  size_t parent_size = 0, scratch_size = 0, slab_size = 0;
+  if (args.Length() < 6 || !BytesArg(args[0], &parent, &parent_size) || !args[1]->IsUint32() ||
+      !BytesArg(args[2], &scratch, &scratch_size) || !args[3]->IsUint32() ||
+      !BytesArg(args[4], &slab, &slab_size) || !args[5]->IsUint32()) {
+    Throw(isolate,
+          "makeSet() takes (ArrayBuffer | null, offset, ArrayBuffer, count, ArrayBuffer, offset)");
     return;
   }
-  Local<v8::ArrayBuffer> slab = args[0].As<v8::ArrayBuffer>();
-  const size_t offset = args[1].As<v8::Uint32>()->Value();
-  const size_t size = slab->ByteLength();
-  auto* const data = static_cast<unsigned char*>(slab->Data());
-  uint64_t self = 0, record = 0;
-  if (data != nullptr && offset % 8 == 0 && offset <= size &&
-      size - offset >= scratch::kSetRecordOffset + sizeof(record)) {
-    std::memcpy(&self, data + offset + scratch::kSetSelfOffset, sizeof(self));
-    std::memcpy(&record, data + offset + scratch::kSetRecordOffset, sizeof(record));
-  }
-  const uint64_t base = reinterpret_cast<uintptr_t>(data) + offset;
-  const uint64_t end = reinterpret_cast<uintptr_t>(data) + size;
-  if (self == 0 || self != base || (record != 0 && (record % 8 != 0 || record < base || record >= end))) {
-    Throw(isolate, "Wrapper: no customlabels label set at that offset");
+  namespace scratch_protocol = core::scratch;
+  const int status = env->builder->build(env->thread_builder, parent, parent_size,
+                                         args[1].As<v8::Uint32>()->Value(), scratch, scratch_size,
+                                         args[3].As<v8::Uint32>()->Value(), slab, slab_size,
+                                         args[5].As<v8::Uint32>()->Value());
+  if (status != 0) {
+    bool type_error = false;
+    const char* message = env->builder->describe(status, &type_error);
+    Throw(isolate, message, type_error);
     return;
   }
-  Local<Object> self_object = args.This();
-  SetField(self_object, 0, reinterpret_cast<void*>(static_cast<uintptr_t>(self)));
-  SetField(self_object, 1, reinterpret_cast<void*>(static_cast<uintptr_t>(record)));
+  // A successful build wrote its results into the scratch header.
+  const uint64_t address = Word(scratch + scratch_protocol::kAddressOffset);
+  if (address == 0) return;  // no set (none left, or it did not fit)
+  const uint64_t record = Word(scratch + scratch_protocol::kRecordAddressOffset);
+  Local<Object> wrapper;
+  if (!env->set_template.Get(isolate)
+           ->NewInstance(isolate->GetCurrentContext())
+           .ToLocal(&wrapper)) {
+    return;
+  }
+  SetField(wrapper, 0, reinterpret_cast<void*>(static_cast<uintptr_t>(address)));
+  SetField(wrapper, 1, reinterpret_cast<void*>(static_cast<uintptr_t>(record)));
+  args.GetReturnValue().Set(wrapper);
 }
 
 }  // namespace
@@ -233,14 +370,15 @@ NODE_MODULE_INIT(/* exports, module, context */) {
   Local<Object> data = holder->NewInstance(context).ToLocalChecked();
   SetField(data, 0, env);
   auto set = [&](const char* name, Local<Value> value) {
-    exports->Set(context, v8::String::NewFromUtf8(isolate, name).ToLocalChecked(), value).Check();
+    exports->Set(context, Text(isolate, name), value).Check();
+  };
+  auto function = [&](v8::FunctionCallback callback) -> Local<Value> {
+    return FunctionTemplate::New(isolate, callback, data)->GetFunction(context).ToLocalChecked();
   };
   set("UNIT_VERSION", v8::Integer::New(isolate, kUnitVersion));
-  set("frameHolds",
-      FunctionTemplate::New(isolate, FrameHolds)->GetFunction(context).ToLocalChecked());
-  set("pin", FunctionTemplate::New(isolate, Pin, data)->GetFunction(context).ToLocalChecked());
-  Local<FunctionTemplate> wrapper = FunctionTemplate::New(isolate, NewWrapper);
-  wrapper->SetClassName(v8::String::NewFromUtf8(isolate, "Wrapper").ToLocalChecked());
-  wrapper->InstanceTemplate()->SetInternalFieldCount(kFields);
-  set("Wrapper", wrapper->GetFunction(context).ToLocalChecked());
+  set("frameHolds", function(FrameHolds));
+  set("useBuilder", function(UseBuilder));
+  set("shapeSets", function(ShapeSets));
+  set("pin", function(Pin));
+  set("makeSet", function(MakeSet));
 }

@@ -239,27 +239,75 @@ describe('the V8 unit', () => {
     });
     return;
   }
-  test('its Wrapper takes only a set customlabels wrote: anything else is a TypeError, never a wrapper pointing elsewhere', () => {
+  test('it makes label sets only with the addon\'s builder, only as sets it has just written, and refuses anything else with a TypeError or RangeError', () => {
     expect(loaded.reason).toBeNull();
-    const { Wrapper } = loaded.unit;
-    const notASet = /^Wrapper: no customlabels label set at that offset$/;
+    // A fresh load: an environment of its own, nothing borrowed or shaped yet.
+    const { loadV8Unit: load } = require('../../lib/v8-unit');
+    const { unit } = load();
+    const binding = require('../../build/Release/customlabels.node');
+    const { Encoder } = require('../../lib/encoder');
+    const { readLabels } = require('../../lib/labels');
+    const { FIELDS } = require('../../lib/label-set');
+    const { DID_NOT_FIT } = require('../../lib/protocol');
+    const encoder = new Encoder(undefined, false);
+    const n = encoder.encode(readLabels({ a: '1', b: '2' }));
+    const slab = new ArrayBuffer(4096);
+    expect(() => unit.makeSet(null, 0, encoder.scratch, n, slab, 0)).toThrow(/^makeSet\(\) comes after useBuilder\(\) and shapeSets\(\)$/);
+
+    expect(() => unit.useBuilder(42)).toThrow(/^useBuilder\(\) takes the address binding\.nativeBuilder\(\) returns$/);
+    expect(unit.useBuilder(0n)).toBe(false);
+    expect(unit.useBuilder(2n ** 64n)).toBe(false); // not a 64-bit address
+    expect(unit.useBuilder(binding.nativeBuilder())).toBe(true);
+
+    expect(() => unit.shapeSets('id')).toThrow(/^shapeSets\(\) takes an array of field names$/);
+    expect(() => unit.shapeSets(['id', 7])).toThrow(/^shapeSets\(\) takes an array of field names$/);
+    const LabelSet = unit.shapeSets(FIELDS);
+    expect(() => unit.shapeSets(FIELDS)).toThrow(/^shapeSets\(\) is called once per thread$/);
+    expect(() => new LabelSet()).toThrow(/^label sets are made by withLabels\(\), not constructed$/);
+    expect(() => LabelSet()).toThrow(/^label sets are made by withLabels\(\), not constructed$/);
+
+    const made = unit.makeSet(null, 0, encoder.scratch, n, slab, 0);
+    expect(made).toBeInstanceOf(LabelSet);
+    expect(Object.keys(made)).toEqual([...FIELDS]);
+    expect(FIELDS.every((f) => made[f] === undefined)).toBe(true);
+    expect(encoder.wroteSet()).toBe(true);
+    expect(encoder.address()).toBe(binding.testing.peekWord(encoder.address() + 24n)); // the set's own address
+    expect(binding.labelsOf(slab, 0)).toEqual({ a: '1', b: '2' });
+    // Merged over that set as its parent, at the next free offset.
+    const next = encoder.nextOffset();
+    const m = encoder.encode(readLabels({ c: '3' }));
+    expect(unit.makeSet(slab, 0, encoder.scratch, m, slab, next)).toBeInstanceOf(LabelSet);
+    expect(binding.labelsOf(slab, next)).toEqual({ a: '1', b: '2', c: '3' });
+
+    // Nothing written: no object.
+    expect(unit.makeSet(null, 0, encoder.scratch, encoder.encode(readLabels({})), slab, 0)).toBeUndefined();
+    expect(encoder.wroteSet()).toBe(false);
+    expect(unit.makeSet(null, 0, encoder.scratch, encoder.encode(readLabels({ a: '1' })), new ArrayBuffer(8), 0)).toBeUndefined();
+    expect(encoder.nextOffset()).toBe(DID_NOT_FIT);
+
+    // Bad arguments and bad inputs: the errors build() gives, never a set.
+    const k = encoder.encode(readLabels({ a: '1' }));
+    const takes = /^makeSet\(\) takes \(ArrayBuffer \| null, offset, ArrayBuffer, count, ArrayBuffer, offset\)$/;
+    expect(() => unit.makeSet(null, 0, encoder.scratch, k, new Uint8Array(64), 0)).toThrow(takes);
+    expect(() => unit.makeSet(null, -8, encoder.scratch, k, slab, 0)).toThrow(takes);
+    expect(() => unit.makeSet(null, 0, encoder.scratch, k, slab)).toThrow(takes);
     const junk = new ArrayBuffer(256);
     new Uint8Array(junk).fill(0x41);
-    expect(() => new Wrapper(junk, 0)).toThrow(notASet);
-    expect(() => new Wrapper(new ArrayBuffer(256), 0)).toThrow(notASet); // zeros
-    expect(() => new Wrapper(new ArrayBuffer(40), 0)).toThrow(notASet); // too short for the header
-    expect(() => new Wrapper(new ArrayBuffer(256), 4)).toThrow(notASet); // misaligned
-    expect(() => new Wrapper(new ArrayBuffer(256), 4096)).toThrow(notASet); // past the end
-    expect(() => new Wrapper(new Uint8Array(256), 0)).toThrow(/takes a slab \(ArrayBuffer\) and an offset/);
-    expect(() => new Wrapper(junk, -8)).toThrow(/takes a slab \(ArrayBuffer\) and an offset/);
-    expect(() => Wrapper(junk, 0)).toThrow(/is a constructor/);
-    // A set customlabels wrote: accepted at its own offset only.
-    const binding = require('../../build/Release/customlabels.node');
-    const { SlabWriter } = require('../../lib/slab');
-    const { readLabels } = require('../../lib/labels');
-    const set = new SlabWriter(binding).write(null, readLabels({ a: '1' }));
-    expect(new Wrapper(set.slab, set.offset)).toBeInstanceOf(Wrapper);
-    expect(() => new Wrapper(set.slab, set.offset + 8)).toThrow(notASet);
+    // (Errors of the unit's realm, not Jest's: named, not instanceof.)
+    const thrown = (f) => {
+      try {
+        f();
+      } catch (err) {
+        return `${err.name}: ${err.message}`;
+      }
+      return 'nothing';
+    };
+    expect(thrown(() => unit.makeSet(junk, 0, encoder.scratch, k, slab, 1024))).toBe('TypeError: not a customlabels label set');
+    expect(thrown(() => unit.makeSet(null, 0, encoder.scratch, 0x7fffffff, slab, 0))).toBe('RangeError: scratch too small');
+    const badSlab = 'RangeError: slab offset misaligned or overlapping its inputs';
+    expect(thrown(() => unit.makeSet(null, 0, encoder.scratch, k, slab, 12))).toBe(badSlab);
+    expect(thrown(() => unit.makeSet(null, 0, encoder.scratch, k, encoder.scratch, 1024))).toBe(badSlab);
+    expect(thrown(() => unit.makeSet(null, 0, encoder.scratch, k, new Uint8Array(64), 0))).toMatch(/^TypeError: makeSet/);
   });
 });
 
