@@ -270,6 +270,11 @@ describe('the V8 unit', () => {
     expect(made).toBeInstanceOf(LabelSet);
     expect(Object.keys(made)).toEqual([...FIELDS]);
     expect(FIELDS.every((f) => made[f] === undefined)).toBe(true);
+    // lib/ fills exactly the declared fields, so every set keeps one shape,
+    // and a plain set (TLS-only threads) has the same ones.
+    const { initSet, LabelSet: PlainSet } = require('../../lib/label-set');
+    expect(Object.keys(initSet(made, slab, 0, undefined, undefined))).toEqual([...FIELDS]);
+    expect(Object.keys(new PlainSet(slab, 0, undefined, undefined))).toEqual([...FIELDS]);
     expect(encoder.wroteSet()).toBe(true);
     expect(encoder.address()).toBe(binding.testing.peekWord(encoder.address() + 24n)); // the set's own address
     expect(binding.labelsOf(slab, 0)).toEqual({ a: '1', b: '2' });
