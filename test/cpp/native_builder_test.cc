@@ -17,14 +17,11 @@ namespace customlabels::core {
 namespace {
 
 using testing::AlignedBytes;
+using testing::AsSet;
 using testing::EncodeScratch;
 using testing::Labels;
 using testing::Pairs;
 using testing::ReadResults;
-
-const custom_labels_labelset_t* AsSet(uint64_t address) {
-  return reinterpret_cast<const custom_labels_labelset_t*>(static_cast<uintptr_t>(address));
-}
 
 // One thread's builder, destroyed through the table.
 struct ThreadBuilder {

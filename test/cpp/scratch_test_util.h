@@ -84,6 +84,11 @@ struct Results {
   uint64_t record = 0;
 };
 
+// The set at an address the scratch results report.
+inline const custom_labels_labelset_t* AsSet(uint64_t address) {
+  return reinterpret_cast<const custom_labels_labelset_t*>(static_cast<uintptr_t>(address));
+}
+
 inline Results ReadResults(AlignedBytes& scratch_bytes) {
   Results r;
   std::memcpy(&r.address, scratch_bytes.data() + scratch::kAddressOffset, sizeof(r.address));
