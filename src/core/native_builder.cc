@@ -19,19 +19,26 @@ struct ThreadBuilder final {
   SetBuilders builders;
 };
 
-void* Create() { return new (std::nothrow) ThreadBuilder(); }
+// The table's functions never throw: the unit calls them from V8 frames.
+void* Create() noexcept {
+  try {
+    return new ThreadBuilder();
+  } catch (const std::bad_alloc&) {
+    return nullptr;
+  }
+}
 
-void Destroy(void* builder) { delete static_cast<ThreadBuilder*>(builder); }
+void Destroy(void* builder) noexcept { delete static_cast<ThreadBuilder*>(builder); }
 
 int Build(void* builder, unsigned char* parent, size_t parent_size, uint32_t parent_offset,
           unsigned char* scratch, size_t scratch_size, uint32_t n, unsigned char* slab,
-          size_t slab_size, uint32_t slab_offset) {
+          size_t slab_size, uint32_t slab_offset) noexcept {
   return static_cast<int>(
       BuildFromScratch(&static_cast<ThreadBuilder*>(builder)->builders, {parent, parent_size},
                        parent_offset, {scratch, scratch_size}, n, {slab, slab_size}, slab_offset));
 }
 
-const char* Describe(int status, bool* type_error) {
+const char* Describe(int status, bool* type_error) noexcept {
   *type_error = false;
   switch (static_cast<BuildStatus>(status)) {
     case BuildStatus::kOk:
@@ -45,6 +52,8 @@ const char* Describe(int status, bool* type_error) {
       return "scratch overflow";
     case BuildStatus::kBadTraceOp:
       return "unknown trace operation";
+    case BuildStatus::kOutOfMemory:
+      return "out of memory building the label set";
     case BuildStatus::kBadSlab:
       break;
   }

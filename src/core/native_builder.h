@@ -17,14 +17,15 @@ namespace customlabels::core {
 // "cl-build" in ASCII: the first word of the table, checked by the unit.
 constexpr uint64_t kNativeBuilderMagic = 0x646c6975622d6c63ULL;
 // Bumped on any change to the table or its functions' meaning.
-constexpr uint32_t kNativeBuilderVersion = 1;
+constexpr uint32_t kNativeBuilderVersion = 2;
 
 struct NativeBuilder final {
   uint64_t magic;
   uint32_t version;
   uint32_t size;  // sizeof(NativeBuilder)
-  // A builder for one thread (its reused storage and its cache of the
-  // process-wide attribute key map); nullptr if out of memory.
+  // None of the functions throws. A builder for one thread (its reused
+  // storage and its cache of the process-wide attribute key map); nullptr if
+  // out of memory.
   void* (*create)();
   void (*destroy)(void* builder);
   // BuildFromScratch (scratch_build.h) with `builder` from create(); returns

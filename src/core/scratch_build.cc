@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cstring>
+#include <new>
+#include <stdexcept>
 #include <string_view>
 
 #include "scratch_protocol.h"
@@ -104,8 +106,10 @@ const custom_labels_labelset_t* SetAt(ByteSpan slab, uint32_t offset, bool* vali
   return set;
 }
 
-BuildStatus BuildFromScratch(SetBuilders* builders, ByteSpan parent_slab, uint32_t parent_offset,
-                             ByteSpan scratch, uint32_t n, ByteSpan slab, uint32_t slab_offset) {
+namespace {
+
+BuildStatus Build(SetBuilders* builders, ByteSpan parent_slab, uint32_t parent_offset,
+                  ByteSpan scratch, uint32_t n, ByteSpan slab, uint32_t slab_offset) {
   LabelSetBuilder* const builder = &builders->labels;
   bool parent_valid = false;
   const custom_labels_labelset_t* parent = SetAt(parent_slab, parent_offset, &parent_valid);
@@ -169,6 +173,22 @@ BuildStatus BuildFromScratch(SetBuilders* builders, ByteSpan parent_slab, uint32
   const auto next = static_cast<uint32_t>((size_t{slab_offset} + size + 7) & ~size_t{7});
   WriteResults(scratch, Address(set), next, size, Address(record));
   return BuildStatus::kOk;
+}
+
+}  // namespace
+
+BuildStatus BuildFromScratch(SetBuilders* builders, ByteSpan parent_slab, uint32_t parent_offset,
+                             ByteSpan scratch, uint32_t n, ByteSpan slab,
+                             uint32_t slab_offset) noexcept {
+  // Only the builders' storage (and the key map's) can throw, all before
+  // anything is written to the slab; the next build resets them.
+  try {
+    return Build(builders, parent_slab, parent_offset, scratch, n, slab, slab_offset);
+  } catch (const std::bad_alloc&) {
+    return BuildStatus::kOutOfMemory;
+  } catch (const std::length_error&) {
+    return BuildStatus::kOutOfMemory;
+  }
 }
 
 }  // namespace customlabels::core

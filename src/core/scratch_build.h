@@ -29,6 +29,7 @@ enum class BuildStatus {
   kScratchOverflow,  // an entry's lengths run past the scratch buffer
   kBadTraceOp,       // the trace byte is none of the protocol's values
   kBadSlab,          // slab offset misaligned, or slab overlaps the inputs
+  kOutOfMemory,      // the builder's storage could not grow (nothing was written)
 };
 
 // What BuildFromScratch reuses between calls (to keep its storage) and where
@@ -53,9 +54,12 @@ const custom_labels_labelset_t* SetAt(ByteSpan slab, uint32_t offset, bool* vali
 // attributes its labels whose keys have an index (but not `trace_id` and
 // `span_id` when the record carries ids: its header has them). No set is
 // written (address 0) when no labels and no record are left. The slab range
-// written must not overlap the parent set or the scratch buffer.
+// written must not overlap the parent set or the scratch buffer. Never
+// throws: its callers are a Node-API callback and V8 frames (the unit), where
+// an exception would terminate the process.
 BuildStatus BuildFromScratch(SetBuilders* builders, ByteSpan parent_slab, uint32_t parent_offset,
-                             ByteSpan scratch, uint32_t n, ByteSpan slab, uint32_t slab_offset);
+                             ByteSpan scratch, uint32_t n, ByteSpan slab,
+                             uint32_t slab_offset) noexcept;
 
 }  // namespace customlabels::core
 

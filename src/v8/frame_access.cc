@@ -3,9 +3,10 @@
 // what Node-API cannot: where the isolate keeps ContinuationPreservedEmbedderData,
 // the address of a global handle holding our AsyncLocalStorage and its
 // identity hash, the tagged `undefined`, and where a wrapper object keeps its
-// internal fields; and it makes the wrapper objects (lib/label-set.js extends
-// `Wrapper`). Everything it reports is checked by lib/node-context.js, which
-// walks a known frame the way readers do before anything is published.
+// internal fields; and it makes the label set objects themselves (shapeSets,
+// makeSet), built by the addon's own builder (useBuilder). Everything it
+// reports is checked by lib/node-context.js, which walks a known frame the
+// way readers do before anything is published.
 //
 // Exports:
 //   UNIT_VERSION                    bumped with any change to this interface
@@ -175,8 +176,12 @@ void UseBuilder(const FunctionCallbackInfo<Value>& args) {
   bool lossless = false;
   const uint64_t address = args[0].As<BigInt>()->Uint64Value(&lossless);
   const auto* table = reinterpret_cast<const core::NativeBuilder*>(static_cast<uintptr_t>(address));
-  // The address comes from the addon this process loaded; what is checked
-  // here is that it speaks this unit's version of the table.
+  // The address comes from the addon this process loaded (lib/ passes
+  // binding.nativeBuilder() and nothing else; neither the unit nor the
+  // binding is exposed to the app). What is checked here is version skew: that
+  // the table speaks this unit's version. It is not a defence against a
+  // forged address: code that loads this file itself and passes one can read
+  // any memory anyway, and an unmapped address faults here.
   const bool usable = lossless && table != nullptr && address % alignof(core::NativeBuilder) == 0 &&
                       table->magic == core::kNativeBuilderMagic &&
                       table->version == core::kNativeBuilderVersion &&

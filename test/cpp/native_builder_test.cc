@@ -67,13 +67,16 @@ TEST(NativeBuilder, BuildsAndMergesSetsAsBuildFromScratchDoes) {
   EXPECT_EQ(Labels(AsSet(ReadResults(second).address)),
             (Pairs{{"route", "/a"}, {"method", "GET"}}));
 
-  // The same inputs through BuildFromScratch itself give the same bytes.
+  // The same inputs through BuildFromScratch itself give the same set, and
+  // the same bytes where neither holds an address.
   SetBuilders direct;
   AlignedBytes again = EncodeScratch({{"route", "/a"}, {"customer", "acme"}});
   AlignedBytes other(4096);
   ASSERT_EQ(BuildFromScratch(&direct, {}, 0, again.span(), 2, other.span(), 64), BuildStatus::kOk);
-  EXPECT_EQ(ReadResults(again).needed, parent.needed);
-  EXPECT_EQ(ReadResults(again).next, parent.next);
+  const auto same = ReadResults(again);
+  EXPECT_EQ(same.needed, parent.needed);
+  EXPECT_EQ(same.next, parent.next);
+  EXPECT_EQ(Labels(AsSet(same.address)), Labels(AsSet(parent.address)));
 }
 
 TEST(NativeBuilder, EachCreateIsABuilderOfItsOwn) {
@@ -112,7 +115,8 @@ TEST(NativeBuilder, FailuresComeBackAsTheirStatusWithTheAddonsWording) {
         Case{BuildStatus::kScratchTooSmall, "scratch too small", false},
         Case{BuildStatus::kScratchOverflow, "scratch overflow", false},
         Case{BuildStatus::kBadTraceOp, "unknown trace operation", false},
-        Case{BuildStatus::kBadSlab, "slab offset misaligned or overlapping its inputs", false}}) {
+        Case{BuildStatus::kBadSlab, "slab offset misaligned or overlapping its inputs", false},
+        Case{BuildStatus::kOutOfMemory, "out of memory building the label set", false}}) {
     bool type_error = !c.type_error;
     EXPECT_EQ(std::string(t->describe(static_cast<int>(c.status), &type_error)), c.message);
     EXPECT_EQ(type_error, c.type_error) << c.message;

@@ -4,6 +4,8 @@
 // decoder of ours.
 #include <gtest/gtest.h>
 
+#include <cstring>
+#include <new>
 #include <string>
 #include <vector>
 
@@ -344,6 +346,26 @@ TEST_F(RecordsTest, AnUnknownTraceOperationIsRefused) {
   AskForRecords(scratch, 7);
   EXPECT_EQ(BuildFromScratch(&builders_, {}, 0, scratch.span(), 1, slab_.span(), 0),
             BuildStatus::kBadTraceOp);
+}
+
+// The key map grows as keys come (AttributeKeys::IndexOf appends): when it
+// cannot, the build reports it instead of throwing into its caller's V8
+// frames, leaves the slab as it was, and the next build works.
+TEST_F(RecordsTest, AKeyMapThatCannotGrowIsReportedNotThrown) {
+  struct Exhausted final : AttributeKeys {
+    int IndexOf(std::string_view) override { throw std::bad_alloc(); }
+  } exhausted;
+  builders_.keys = &exhausted;
+  AlignedBytes scratch = EncodeScratch({{"a", "1"}});
+  AskForRecords(scratch, scratch::kTraceInherit, {});
+  std::memset(slab_.data(), 0x5a, 256);
+  EXPECT_EQ(BuildFromScratch(&builders_, {}, 0, scratch.span(), 1, slab_.span(), 0),
+            BuildStatus::kOutOfMemory);
+  for (size_t i = 0; i < 256; ++i) ASSERT_EQ(slab_.data()[i], 0x5a) << i;
+  builders_.keys = &keys_;
+  const Built b = Build({{"a", "1"}});
+  EXPECT_EQ(Labels(b.set()), (Pairs{{"a", "1"}}));
+  EXPECT_NE(b.r.record, 0u);
 }
 
 TEST_F(RecordsTest, ValidateRefusesASetWhoseRecordPointsOutsideItsBuffer) {

@@ -215,6 +215,31 @@ describe('hooks off', () => {
     expect(JSON.parse(r.stdout)).toMatchObject({ hooks: true, nodeContext: 'unavailable', hooksReason: 'hooks stay on: CUSTOMLABELS_NODE_CONTEXT is off', schema: 'tlsdesc_v1_dev', v8Unit: null });
   });
 
+  // An addon whose builder table this unit does not speak (another copy's,
+  // another version's) must not stop labels: hooks stay on, the TLS pointer
+  // carries them, and strategy() says why. (Below Node.js 22 no unit loads at
+  // all, which must end the same way.)
+  test('an addon lending no builder the V8 unit speaks keeps hooks on and labels working through the TLS pointer', async () => {
+    const r = await runNode(
+      `const { createApi } = require('./lib/api');
+      const binding = require('./build/Release/customlabels.node');
+      // The addon's own methods, but a table address the unit must refuse
+      // (inside the table, so readable: its first word is not the magic).
+      const skewed = Object.create(binding, { nativeBuilder: { value: () => binding.nativeBuilder() + 8n } });
+      const cl = createApi(skewed, { addon: 'skewed' });
+      const inside = cl.withLabels({ a: '1' }, () => ({ current: binding.currentLabels(), api: cl.currentLabels() }));
+      console.log(JSON.stringify({ inside, after: binding.currentLabels(), strategy: cl.strategy() }));`,
+      { env: { CUSTOMLABELS_HOOKS: '0' }, args: acfByDefault || !acfWithFlag ? [] : ['--experimental-async-context-frame'] },
+    );
+    const out = JSON.parse(r.stdout);
+    expect(out.inside).toEqual({ current: { a: '1' }, api: { a: '1' } });
+    expect(out.after).toEqual({});
+    expect(out.strategy).toMatchObject({ hooks: true, nodeContext: 'unavailable', schema: 'tlsdesc_v1_dev' });
+    expect(out.strategy.nodeContextReason).toMatch(
+      acfWithFlag ? /^the addon lends no builder this V8 unit speaks \(a copy of customlabels of another version loaded the addon\)$/ : /^no V8 unit for this Node\.js ABI /,
+    );
+  });
+
   // Node.js 24+ turns it off with --no-async-context-frame; 22 runs without
   // it unless asked.
   test('AsyncLocalStorage without AsyncContextFrame is detected by the feature test, not assumed from the version', async () => {
@@ -257,6 +282,8 @@ describe('the V8 unit', () => {
     expect(() => unit.useBuilder(42)).toThrow(/^useBuilder\(\) takes the address binding\.nativeBuilder\(\) returns$/);
     expect(unit.useBuilder(0n)).toBe(false);
     expect(unit.useBuilder(2n ** 64n)).toBe(false); // not a 64-bit address
+    expect(unit.useBuilder(binding.nativeBuilder() + 4n)).toBe(false); // misaligned
+    expect(unit.useBuilder(binding.nativeBuilder() + 8n)).toBe(false); // readable, but not the magic
     expect(unit.useBuilder(binding.nativeBuilder())).toBe(true);
 
     expect(() => unit.shapeSets('id')).toThrow(/^shapeSets\(\) takes an array of field names$/);
