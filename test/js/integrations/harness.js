@@ -9,11 +9,12 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const readline = require('node:readline');
+const { isDeepStrictEqual } = require('node:util');
 const { root } = require('../helpers');
 
 const readerPath = path.join(root, 'build', 'Release', 'customlabels-reader');
 
-function inspect(pid, tid) {
+function inspectOnce(pid, tid) {
   return new Promise((resolve) => {
     execFile(readerPath, ['inspect', String(pid), '--tid', String(tid), '--json'], { encoding: 'utf8', timeout: 30000 }, (err, stdout, stderr) => {
       // The thread's row (a process_context line may come first).
@@ -26,6 +27,27 @@ function inspect(pid, tid) {
       resolve({ code: err ? err.code ?? -1 : 0, row: row ?? null, stderr });
     });
   });
+}
+
+// A walk that finds the heap malformed or unreadable at a checkpoint caught
+// V8 between states: the waiting thread polls (fs.existsSync), which can
+// start a garbage collection that is moving the frame's objects when the
+// reader stops the thread. A profiler's sample there rightly gets no labels;
+// the checkpoint is read again (up to MAX_REREADS times, the statuses kept in
+// `rereads`) so that what it checks is the published context. A wrong set
+// is never read again.
+const MAX_REREADS = 3;
+const caughtBetweenStates = (row) => row !== null && typeof row.walk === 'string' && /^(malformed|unreadable)/.test(row.walk);
+
+async function inspect(pid, tid) {
+  const rereads = [];
+  let seen = await inspectOnce(pid, tid);
+  while (caughtBetweenStates(seen.row) && rereads.length < MAX_REREADS) {
+    rereads.push(seen.row.walk);
+    await new Promise((r) => setTimeout(r, 5));
+    seen = await inspectOnce(pid, tid);
+  }
+  return { ...seen, rereads };
 }
 
 // Starts `fixture` with `args`; `onEvent(event, child)` gets announcements
@@ -104,13 +126,23 @@ function expectSource(cp, labelled) {
   if (!cp.walk) expect({ name: cp.name, walk: row.walk }).toEqual({ name: cp.name, walk: 'gate-closed' });
 }
 
-// The reader read each checkpoint's own thread and saw exactly its labels.
+// The reader read each checkpoint's own thread and saw exactly its labels
+// (a mismatch shows how the walk ended, and any reads again). Reads again
+// stay rare: a walk that often finds the heap malformed is a problem of its
+// own.
 function expectEveryCheckpointSeen(checkpoints) {
   for (const cp of checkpoints) {
     expect({ name: cp.name, code: cp.seen.code, tid: cp.seen.row && cp.seen.row.tid }).toEqual({ name: cp.name, code: 0, tid: cp.tid });
-    expect({ name: cp.name, labels: cp.seen.row.labels }).toEqual({ name: cp.name, labels: cp.expect });
+    const { row, rereads = [] } = cp.seen;
+    const seen = { name: cp.name, labels: row.labels };
+    if (!isDeepStrictEqual(row.labels, cp.expect)) Object.assign(seen, { walk: row.walk, via: row.via, rereads });
+    expect(seen).toEqual({ name: cp.name, labels: cp.expect });
     expectSource(cp, cp.expect !== null);
   }
+  // At most one checkpoint in ten (and at least one allowed).
+  const reread = checkpoints.filter((cp) => (cp.seen.rereads ?? []).length > 0);
+  const rare = reread.length <= Math.max(1, Math.floor(checkpoints.length / 10));
+  expect({ rereads: rare ? 'rare' : reread.map((cp) => ({ name: cp.name, statuses: cp.seen.rereads })) }).toEqual({ rereads: 'rare' });
 }
 
 module.exports = { runCheckpoints, serveUnderLoad, expectEveryCheckpointSeen, expectSource, inspect, readerPath };
