@@ -29,10 +29,10 @@ function inspectOnce(pid, tid) {
   });
 }
 
-// A walk that finds the heap malformed or unreadable at a checkpoint caught
-// V8 between states: the waiting thread polls (fs.existsSync), which can
-// start a garbage collection that is moving the frame's objects when the
-// reader stops the thread. A profiler's sample there rightly gets no labels;
+// A walk that finds the heap malformed or unreadable at a checkpoint has, as
+// far as we know, caught V8 between states: the waiting thread polls
+// (fs.existsSync), which can start a garbage collection that is moving the
+// frame's objects when the reader stops the thread. A profiler's sample there rightly gets no labels;
 // the checkpoint is read again (up to MAX_REREADS times, the statuses kept in
 // `rereads`) so that what it checks is the published context. A wrong set
 // is never read again.
