@@ -100,7 +100,11 @@ class CustomLabelsContextManager {
     this._inner = inner;
     this._ids = { trace: ids.includes('trace_id'), span: ids.includes('span_id'), root: ids.includes('local_root_span_id') };
     this._spanLabels = spanLabels;
-    // span -> its TraceContext and labels, built once.
+    // span -> its TraceContext and labels, built once: on the span itself,
+    // under a symbol of this manager's (a WeakMap keyed by short-lived spans
+    // costs the garbage collector microseconds per span: bench/otel-scope.js),
+    // or, for a span that takes no property (frozen, a Proxy), in a WeakMap.
+    this._scopeKey = Symbol('customlabels.otel scope');
     this._spans = new WeakMap();
     // The labels that take the ids away where no span is active.
     this._removals = Object.freeze(Object.fromEntries(ID_LABELS.filter((l) => ids.includes(l)).map((l) => [l, null])));
@@ -143,13 +147,27 @@ class CustomLabelsContextManager {
   _scopeOf(context) {
     const span = spanOf(context);
     if (span === undefined) return { trace: TraceContext.CLEAR, labels: this._removals };
-    let scope = this._spans.get(span);
+    let scope = this._scopeOfSpan(span);
     if (scope === undefined) {
       scope = this._newScope(span);
-      this._spans.set(span, scope);
+      this._remember(span, scope);
       if (scope.pending) this._addSpanLabels(span, scope);
     }
     return scope;
+  }
+
+  _scopeOfSpan(span) {
+    return span[this._scopeKey] ?? this._spans.get(span);
+  }
+
+  _remember(span, scope) {
+    try {
+      span[this._scopeKey] = scope;
+      if (span[this._scopeKey] === scope) return;
+    } catch {
+      // Frozen or sealed, or a Proxy whose traps refuse: remembered below.
+    }
+    this._spans.set(span, scope);
   }
 
   // The span's scope with its ids; spanLabels are added after it is stored
@@ -208,7 +226,7 @@ class CustomLabelsContextManager {
       const asc = active.spanContext();
       if (asc.spanId.toLowerCase() === parent.spanId.toLowerCase()) {
         if (asc.isRemote === true) return spanId;
-        const activeScope = this._spans.get(active);
+        const activeScope = this._scopeOfSpan(active);
         if (activeScope?.root !== undefined) return activeScope.root;
       }
     }

@@ -185,6 +185,32 @@ test('re-activating a span inside its own scope, or clearing it again, reuses th
   span.end();
 });
 
+// A span's ids and labels are remembered on the span (under a symbol, not
+// enumerable by Object.keys or JSON) or, for a span that takes no property,
+// beside it: either way built once, whatever is activated again.
+test('a span remembers its set; a frozen span and a Proxy span are labelled the same and built once', () => {
+  const span = tracer.startSpan('remembered');
+  const keysBefore = Object.keys(span);
+  const once = (s) => {
+    const ctx = trace.setSpan(ROOT_CONTEXT, s);
+    const first = context.with(ctx, () => ({ set: readersSet(), labels: currentLabels() }));
+    const again = context.with(ctx, readersSet);
+    expect(again).toBe(first.set);
+    expect(first.labels).toMatchObject(ids(s));
+    return first.set;
+  };
+  once(span);
+  expect(Object.keys(span)).toEqual(keysBefore);
+  const frozen = Object.freeze(trace.wrapSpanContext({ traceId: '12'.repeat(16), spanId: '34'.repeat(8), traceFlags: 1 }));
+  expect(once(frozen)).not.toBe(0n);
+  const refusing = new Proxy(trace.wrapSpanContext({ traceId: '56'.repeat(16), spanId: '78'.repeat(8), traceFlags: 1 }), {
+    set: () => false,
+    defineProperty: () => false,
+  });
+  expect(once(refusing)).not.toBe(0n);
+  span.end();
+});
+
 test('uppercase span ids (valid for the API) are published lowercase', () => {
   const upper = trace.wrapSpanContext({ traceId: 'AB'.repeat(16), spanId: 'CD'.repeat(8), traceFlags: 1 });
   context.with(trace.setSpan(ROOT_CONTEXT, upper), () => {
