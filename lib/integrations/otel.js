@@ -55,6 +55,26 @@ function warnSpanLabels(err) {
   warnOnce('span-labels', `customlabels/otel: options.spanLabels failed (${err && err.message}); spans are labelled with their ids only`, 'CUSTOMLABELS_SPAN_LABELS');
 }
 
+// What a span is activated under, built once per span: its ids for the
+// record (`trace`, a TraceContext), its labels, its local root span id, and
+// whether options.spanLabels is still to be asked. The private brand tells
+// one made here from anything a span (a Proxy) could answer with.
+class SpanScope {
+  #made = true;
+
+  constructor(span, trace, labels, root, pending) {
+    this.span = span;
+    this.trace = trace;
+    this.labels = labels;
+    this.root = root;
+    this.pending = pending;
+  }
+
+  static is(x) {
+    return typeof x === 'object' && x !== null && #made in x;
+  }
+}
+
 // The span a context holds (the key @opentelemetry/api's trace.setSpan
 // uses; the same Symbol.for in every copy of the API).
 const SPAN_KEY = Symbol.for('OpenTelemetry Context Key SPAN');
@@ -156,14 +176,26 @@ class CustomLabelsContextManager {
     return scope;
   }
 
+  // A scope counts only if it is this span's own (scope.span): not one a
+  // span created by Object.create(span) inherits, nor what a Proxy's get
+  // trap makes up; a trap that throws is never the application's problem.
   _scopeOfSpan(span) {
-    return span[this._scopeKey] ?? this._spans.get(span);
+    let scope;
+    try {
+      scope = span[this._scopeKey];
+    } catch {
+      scope = undefined;
+    }
+    if (SpanScope.is(scope) && scope.span === span) return scope;
+    return this._spans.get(span);
   }
 
+  // Not enumerable: util.inspect, deep equality and spreads of the span do
+  // not see it.
   _remember(span, scope) {
     try {
-      span[this._scopeKey] = scope;
-      if (span[this._scopeKey] === scope) return;
+      Object.defineProperty(span, this._scopeKey, { value: scope, writable: true, configurable: true });
+      if (this._scopeOfSpan(span) === scope) return;
     } catch {
       // Frozen or sealed, or a Proxy whose traps refuse: remembered below.
     }
@@ -174,7 +206,7 @@ class CustomLabelsContextManager {
   // (a spanLabels that activates the span itself then finds it).
   _newScope(span) {
     const sc = span.spanContext();
-    if (!validSpanContext(sc)) return { trace: TraceContext.CLEAR, labels: this._removals };
+    if (!validSpanContext(sc)) return new SpanScope(span, TraceContext.CLEAR, this._removals, undefined, false);
     const traceId = sc.traceId.toLowerCase();
     const spanId = sc.spanId.toLowerCase();
     const labels = {};
@@ -182,12 +214,7 @@ class CustomLabelsContextManager {
     if (this._ids.span) labels.span_id = spanId;
     const root = this._ids.root ? this._localRoot(span, spanId) : undefined;
     if (root !== undefined) labels.local_root_span_id = root;
-    return {
-      trace: TraceContext.fromHex(traceId, spanId, sc.traceFlags ?? 0),
-      labels,
-      root,
-      pending: this._spanLabels !== undefined,
-    };
+    return new SpanScope(span, TraceContext.fromHex(traceId, spanId, sc.traceFlags ?? 0), labels, root, this._spanLabels !== undefined);
   }
 
   _addSpanLabels(span, scope) {

@@ -21,7 +21,12 @@ int AttributeKeyMap::FindOrAppend(std::string_view key, bool* appended) {
   }
   const int index = static_cast<int>(keys_.size());
   keys_.emplace_back(key);
-  index_.emplace(keys_.back(), index);
+  try {
+    index_.emplace(keys_.back(), index);
+  } catch (...) {
+    keys_.pop_back();  // out of memory: the map stays as it was
+    throw;
+  }
   total_bytes_ += key.size();
   *appended = true;
   return index;

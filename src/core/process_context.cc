@@ -36,8 +36,18 @@ int ProcessContext::KeyIndex(std::string_view key) {
   if (state_ != State::kPublished) return -1;
   bool appended = false;
   const int index = keys_.FindOrAppend(key, &appended);
-  if (appended && !PublishLocked()) {
-    // Not published, so not usable: no record may carry its index.
+  if (!appended) return index;
+  // Not published, so not usable: no record may carry its index. Out of
+  // memory while publishing, the key is taken back and the error goes on to
+  // the build (BuildFromScratch reports it), so a later build may map it.
+  bool published = false;
+  try {
+    published = PublishLocked();
+  } catch (...) {
+    keys_.RemoveLast();
+    throw;
+  }
+  if (!published) {
     keys_.RemoveLast();
     return -1;
   }

@@ -67,8 +67,8 @@ TEST(NativeBuilder, BuildsAndMergesSetsAsBuildFromScratchDoes) {
   EXPECT_EQ(Labels(AsSet(ReadResults(second).address)),
             (Pairs{{"route", "/a"}, {"method", "GET"}}));
 
-  // The same inputs through BuildFromScratch itself give the same set, and
-  // the same bytes where neither holds an address.
+  // The same inputs through BuildFromScratch itself give the same set: the
+  // same labels, size and next offset.
   SetBuilders direct;
   AlignedBytes again = EncodeScratch({{"route", "/a"}, {"customer", "acme"}});
   AlignedBytes other(4096);

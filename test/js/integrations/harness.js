@@ -29,15 +29,16 @@ function inspectOnce(pid, tid) {
   });
 }
 
-// A walk that finds the heap malformed or unreadable at a checkpoint has, as
-// far as we know, caught V8 between states: the waiting thread polls
-// (fs.existsSync), which can start a garbage collection that is moving the
-// frame's objects when the reader stops the thread. A profiler's sample there rightly gets no labels;
-// the checkpoint is read again (up to MAX_REREADS times, the statuses kept in
-// `rereads`) so that what it checks is the published context. A wrong set
-// is never read again.
+// A walk that finds the heap malformed at a checkpoint has, as far as we
+// know, caught V8 between states: the waiting thread polls (fs.existsSync),
+// which can start a garbage collection that is moving the frame's objects
+// when the reader stops the thread. A profiler's sample there rightly gets
+// no labels; the checkpoint is read again (up to MAX_REREADS times, the
+// statuses kept in `rereads` and printed) so that what it checks is the
+// published context. A wrong set, or a read that failed, is never read
+// again.
 const MAX_REREADS = 3;
-const caughtBetweenStates = (row) => row !== null && typeof row.walk === 'string' && /^(malformed|unreadable)/.test(row.walk);
+const caughtBetweenStates = (row) => row !== null && typeof row.walk === 'string' && row.walk.startsWith('malformed');
 
 async function inspect(pid, tid) {
   const rereads = [];
@@ -47,6 +48,7 @@ async function inspect(pid, tid) {
     await new Promise((r) => setTimeout(r, 5));
     seen = await inspectOnce(pid, tid);
   }
+  if (rereads.length > 0) console.log(`customlabels harness: thread ${tid} read again after ${JSON.stringify(rereads)}`);
   return { ...seen, rereads };
 }
 
@@ -128,8 +130,8 @@ function expectSource(cp, labelled) {
 
 // The reader read each checkpoint's own thread and saw exactly its labels
 // (a mismatch shows how the walk ended, and any reads again). Reads again
-// stay rare: a walk that often finds the heap malformed is a problem of its
-// own.
+// stay rare (one per run, or one per 100 checkpoints): a walk that often
+// finds the heap malformed is a problem of its own.
 function expectEveryCheckpointSeen(checkpoints) {
   for (const cp of checkpoints) {
     expect({ name: cp.name, code: cp.seen.code, tid: cp.seen.row && cp.seen.row.tid }).toEqual({ name: cp.name, code: 0, tid: cp.tid });
@@ -139,9 +141,8 @@ function expectEveryCheckpointSeen(checkpoints) {
     expect(seen).toEqual({ name: cp.name, labels: cp.expect });
     expectSource(cp, cp.expect !== null);
   }
-  // At most one checkpoint in ten (and at least one allowed).
   const reread = checkpoints.filter((cp) => (cp.seen.rereads ?? []).length > 0);
-  const rare = reread.length <= Math.max(1, Math.floor(checkpoints.length / 10));
+  const rare = reread.length <= Math.max(1, Math.floor(checkpoints.length / 100));
   expect({ rereads: rare ? 'rare' : reread.map((cp) => ({ name: cp.name, statuses: cp.seen.rereads })) }).toEqual({ rereads: 'rare' });
 }
 

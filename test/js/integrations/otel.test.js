@@ -7,6 +7,7 @@
 // where no span is active. Read from outside in otel-e2e.test.js.
 
 const { EventEmitter } = require('node:events');
+const util = require('node:util');
 const { trace, context, ROOT_CONTEXT } = require('@opentelemetry/api');
 const { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } = require('@opentelemetry/sdk-trace-base');
 const { AsyncLocalStorageContextManager } = require('@opentelemetry/context-async-hooks');
@@ -199,8 +200,12 @@ test('a span remembers its set; a frozen span and a Proxy span are labelled the 
     expect(first.labels).toMatchObject(ids(s));
     return first.set;
   };
+  const copyBefore = { ...span };
   once(span);
+  // Nothing of customlabels' is visible on the span to the application.
   expect(Object.keys(span)).toEqual(keysBefore);
+  expect(util.isDeepStrictEqual({ ...span }, copyBefore)).toBe(true);
+  expect(util.inspect(span)).not.toMatch(/customlabels\.otel scope/);
   const frozen = Object.freeze(trace.wrapSpanContext({ traceId: '12'.repeat(16), spanId: '34'.repeat(8), traceFlags: 1 }));
   expect(once(frozen)).not.toBe(0n);
   const refusing = new Proxy(trace.wrapSpanContext({ traceId: '56'.repeat(16), spanId: '78'.repeat(8), traceFlags: 1 }), {
@@ -208,6 +213,17 @@ test('a span remembers its set; a frozen span and a Proxy span are labelled the 
     defineProperty: () => false,
   });
   expect(once(refusing)).not.toBe(0n);
+  // A get trap that answers (or throws) for any key never stands in for
+  // the scope, and never throws into the activation.
+  const target = trace.wrapSpanContext({ traceId: '9a'.repeat(16), spanId: 'bc'.repeat(8), traceFlags: 1 });
+  const inventive = new Proxy(target, {
+    get: (t, key, receiver) => (typeof key === 'symbol' ? { span: receiver, trace: null } : Reflect.get(t, key, receiver)),
+  });
+  expect(once(inventive)).not.toBe(0n);
+  const throwing = new Proxy(trace.wrapSpanContext({ traceId: 'de'.repeat(16), spanId: 'f0'.repeat(8), traceFlags: 1 }), {
+    get: (t, key, receiver) => (typeof key === 'symbol' ? `${key}` : Reflect.get(t, key, receiver)),
+  });
+  expect(once(throwing)).not.toBe(0n);
   span.end();
 });
 
