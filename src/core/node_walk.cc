@@ -86,8 +86,10 @@ WalkResult WalkNodeContext(const WordSource& memory, const NodeDiscovery& d,
   const int64_t bucket = static_cast<int64_t>(d.als_identity_hash) & (buckets - 1);
   if (!read(word_at(3 + bucket), &head, "a bucket")) return r;
   int64_t entry = IsSmi(head) ? SmiValue(head) : -1;
-  // Bounded by `used`: a cyclic chain ends here as "not in frame".
-  for (int64_t steps = used; steps > 0 && entry >= 0 && entry < used; --steps) {
+  // Bounded by `used` (a cyclic chain ends here as "not in frame") and by
+  // kMaxChainEntries, which a real frame never reaches.
+  int64_t steps = used < kMaxChainEntries ? used : kMaxChainEntries;
+  for (; steps > 0 && entry >= 0 && entry < used; --steps) {
     const int64_t at = 3 + buckets + entry * kEntrySize;
     uint64_t key = 0;
     if (!read(word_at(at), &key, "an entry's key")) return r;
@@ -111,6 +113,9 @@ WalkResult WalkNodeContext(const WordSource& memory, const NodeDiscovery& d,
     uint64_t next = 0;
     if (!read(word_at(at + 2), &next, "an entry's chain")) return r;
     entry = IsSmi(next) ? SmiValue(next) : -1;
+  }
+  if (steps == 0 && used > kMaxChainEntries && entry >= 0 && entry < used) {
+    return malformed("a bucket's chain is longer than 32 entries");
   }
   r.status = WalkStatus::kNotInFrame;
   return r;

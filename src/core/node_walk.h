@@ -42,6 +42,12 @@ struct WalkResult final {
   const char* what = "";
 };
 
+// Entries of one bucket's chain the walk follows. A frame holds one entry
+// per AsyncLocalStorage with a store, in at least half as many buckets: a
+// chain of 32 is a heap being rewritten or a hostile one, and the walk stops
+// there ("malformed") rather than hold a stopped thread through it.
+inline constexpr int64_t kMaxChainEntries = 32;
+
 // The walk, with V8's fixed OrderedHashMap facts (three counts, then the
 // buckets, then entries of key, value, chain; load factor 2).
 WalkResult WalkNodeContext(const WordSource& memory, const NodeDiscovery& d,

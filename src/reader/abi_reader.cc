@@ -3,7 +3,9 @@
 #include <elf.h>
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <regex>
 
@@ -233,22 +235,49 @@ OtelRecord ReadOtelRecord(const AbiTarget& t, uint64_t thread_pointer, const Mem
   return DecodeOtelRecord(memory, address);
 }
 
-ThreadRead ReadThread(const AbiTarget& t, ThreadStopper* stopper, const ReadLimits& limits) {
+ThreadRead ReadThread(const AbiTarget& t, ThreadStopper* stopper, const ReadLimits& limits,
+                      ReadPlan* plan) {
+  const auto start = std::chrono::steady_clock::now();
   uint64_t thread_pointer = 0;
   if (!stopper->ThreadPointer(&thread_pointer)) {
     ThreadRead r;
     r.set.error = stopper->error();
     return r;
   }
-  const ProcessMemory memory(t.pid);
-  ThreadRead r = ReadCurrentSet(t, thread_pointer, memory, limits);
-  if (t.otel) r.otel = ReadOtelRecord(t, thread_pointer, memory);
-  if (t.node) ReadNodeWalk(t, thread_pointer, memory, limits, &r);
+  ReadPlan own;
+  ThreadRead r = ReadThreadFrom(t, thread_pointer, ProcessMemory(t.pid), limits, plan ? plan : &own);
+  r.held_us = static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::microseconds>(
+                                        std::chrono::steady_clock::now() - start)
+                                        .count());
+  return r;
+}
+
+ThreadRead ReadThreadFrom(const AbiTarget& t, uint64_t thread_pointer, const MemorySource& memory,
+                          const ReadLimits& limits, ReadPlan* plan) {
+  const HeldMemory held(memory);
+  ThreadRead r = ReadCurrentSet(t, thread_pointer, held, limits);
+  if (t.otel) r.otel = ReadOtelRecord(t, thread_pointer, held);
+  if (t.node) ReadNodeWalk(t, thread_pointer, held, limits, &plan->budget, &r);
+  if (plan->parca != nullptr) {
+    const HeldMemory walk(held, std::min(kWalkReads, plan->budget.reads_left));
+    r.parca = ReadParcaThread(*plan->parca, t.machine, thread_pointer, walk);
+    plan->budget.reads_left -= std::min(walk.reads(), plan->budget.reads_left);
+    if (walk.refused()) r.parca->walk = "skipped: the reader's budget of reads is spent";
+    const uint64_t set = r.parca->set;
+    if (set == r.set.address && r.set.ok()) {
+      r.parca_set = r.set;
+    } else if (set == r.walk_set && set != 0 && r.via == "node-walk") {
+      r.parca_set = r.set;
+    } else if (set != 0) {
+      r.parca_set = DecodeLabelSet(held, set, limits);
+    }
+  }
+  r.held_reads = held.reads();
   return r;
 }
 
 void ReadNodeWalk(const AbiTarget& t, uint64_t thread_pointer, const MemorySource& memory,
-                  const ReadLimits& limits, ThreadRead* r) {
+                  const ReadLimits& limits, WalkBudget* budget, ThreadRead* r) {
   uint64_t address = 0;
   std::string error;
   if (!TlsSlotAddress(*t.node, t.machine, thread_pointer, memory, &address, &error)) {
@@ -259,17 +288,25 @@ void ReadNodeWalk(const AbiTarget& t, uint64_t thread_pointer, const MemorySourc
     r->walk = "gate-closed";  // the thread never touched its TLS
     return;
   }
-  const NodeWalk w = WalkNode(memory, address);
-  r->walk = w.status;
+  if (budget->spent()) {
+    r->walk = "skipped: the reader's budget of reads is spent";
+    return;
+  }
+  const HeldMemory walk(memory, std::min(kWalkReads, budget->reads_left));
+  const NodeWalk w = WalkNode(walk, address);
+  budget->reads_left -= std::min(walk.reads(), budget->reads_left);
+  r->walk = walk.refused() ? "skipped: the reader's budget of reads is spent" : w.status;
   r->walk_words = w.words;
   if (!w.found()) return;
   r->walk_set = w.label_set;
+  if (w.record != 0) r->walk_record = DecodeOtelRecord(memory, w.record);
   // Hooks off: the TLS pointers stay NULL and the walk is the only source.
   if (r->set.error.empty() && r->set.address == 0 && w.label_set != 0) {
     r->set = DecodeLabelSet(memory, w.label_set, limits);
     r->via = "node-walk";
-    if (w.record != 0 && (!r->otel || r->otel->address == 0)) {
-      r->otel = DecodeOtelRecord(memory, w.record);
+    if (r->walk_record && (!r->otel || r->otel->address == 0)) {
+      r->otel = r->walk_record;
+      r->otel_from_walk = true;
     }
   }
 }

@@ -14,10 +14,12 @@
 #include <string>
 
 #include "elf_file.h"
+#include "held_memory.h"
 #include "label_set_decoder.h"
 #include "memory_source.h"
 #include "node_walk.h"
 #include "otel_record.h"
+#include "parca_lookup.h"
 #include "process.h"
 #include "read_limits.h"
 
@@ -107,8 +109,10 @@ struct ThreadRead {
   DecodedSet set;
   // The thread's OpenTelemetry context record, when the module exports
   // otel_thread_ctx_v1 (record.error also says when the slot could not be
-  // read).
+  // read); `otel_from_walk` when otel_thread_ctx_v1 was NULL and it is the
+  // record the walk found.
   std::optional<OtelRecord> otel;
+  bool otel_from_walk = false;
   // Where the labels came from: "tls" (custom_labels_current_set), or
   // "node-walk" when that pointer is NULL and the walk found a store.
   std::string via = "tls";
@@ -116,9 +120,25 @@ struct ThreadRead {
   // (node_walk.h), else empty.
   std::string walk;
   // The label set the walk found (0: none), also when the TLS pointer is set,
-  // and the discovery struct as read.
+  // its record (when it has one) and the discovery struct as read.
   uint64_t walk_set = 0;
+  std::optional<OtelRecord> walk_record;
   NodeDiscoveryWords walk_words;
+  // What the Parca agent reads (ReadPlan::parca): its lookup's steps and the
+  // set it records, decoded (parca_set.address 0: none).
+  std::optional<ParcaThread> parca;
+  DecodedSet parca_set;
+  // What holding the thread took: reads of its memory, and time.
+  uint64_t held_reads = 0;
+  uint64_t held_us = 0;
+};
+
+// What one pass over a process reads besides each thread's own set: the
+// Parca agent's view (when `parca` is set up), and the budget its walks
+// share (held_memory.h).
+struct ReadPlan {
+  const ParcaSetup* parca = nullptr;
+  WalkBudget budget;
 };
 
 // Reads the current set of the thread whose thread pointer is
@@ -129,14 +149,21 @@ ThreadRead ReadCurrentSet(const AbiTarget& target, uint64_t thread_pointer,
 OtelRecord ReadOtelRecord(const AbiTarget& target, uint64_t thread_pointer,
                           const MemorySource& memory);
 // Reads one live thread's current set and, when the module exports it, its
-// OpenTelemetry context. `stopper` must hold it stopped.
-ThreadRead ReadThread(const AbiTarget& target, ThreadStopper* stopper, const ReadLimits& limits);
+// OpenTelemetry context, its Node.js walk and (with plan->parca) the Parca
+// agent's view. `stopper` must hold it stopped; the walks draw on
+// plan->budget (a plan of its own when nullptr).
+ThreadRead ReadThread(const AbiTarget& target, ThreadStopper* stopper, const ReadLimits& limits,
+                      ReadPlan* plan = nullptr);
+// The same over any memory (pure, like ReadCurrentSet).
+ThreadRead ReadThreadFrom(const AbiTarget& target, uint64_t thread_pointer,
+                          const MemorySource& memory, const ReadLimits& limits, ReadPlan* plan);
 
 // Follows the Node.js walk of `target` for the thread and records it in `r`:
 // where custom_labels_current_set is NULL (hooks off) the labels and the
-// record come from the store the walk found. Pure, like ReadCurrentSet.
+// record come from the store the walk found. At most kWalkReads reads, from
+// `budget`. Pure, like ReadCurrentSet.
 void ReadNodeWalk(const AbiTarget& target, uint64_t thread_pointer, const MemorySource& memory,
-                  const ReadLimits& limits, ThreadRead* r);
+                  const ReadLimits& limits, WalkBudget* budget, ThreadRead* r);
 
 }  // namespace customlabels::reader
 

@@ -9,6 +9,7 @@
 #include "node_checks.h"
 #include "otel_checks.h"
 #include "process_context.h"
+#include "reader_verdicts.h"
 #include "report.h"
 
 namespace customlabels::reader {
@@ -17,11 +18,14 @@ namespace {
 
 struct Checks {
   bool ok = true;
+  bool quiet = false;  // check --readers --json prints the verdicts alone
   void Line(bool pass, const std::string& what) {
-    std::printf("  %s %s\n", pass ? "ok  " : "FAIL", what.c_str());
+    if (!quiet) std::printf("  %s %s\n", pass ? "ok  " : "FAIL", what.c_str());
     ok = ok && pass;
   }
-  void Info(const std::string& what) { std::printf("  info %s\n", what.c_str()); }
+  void Info(const std::string& what) {
+    if (!quiet) std::printf("  info %s\n", what.c_str());
+  }
   void Lines(const std::vector<CheckLine>& lines) {
     for (const CheckLine& l : lines) {
       if (l.info) {
@@ -62,7 +66,9 @@ int RunCheck(const Options& o) {
   if (!t && (f.exit == kNoProcess || f.exit == kNotPermitted || f.exit == kNotLoaded)) {
     return Report(f);
   }
-  std::printf("process %d:\n", pid);
+  if (o.json && !t) return Report(f);
+  c.quiet = o.json;
+  if (!c.quiet) std::printf("process %d:\n", pid);
   bool otel_checked = false;
   if (t) {
     std::string error;
@@ -120,21 +126,37 @@ int RunCheck(const Options& o) {
     c.Line(false, f.message);
   }
   const std::optional<ProcessContext> context = ReadLiveProcessContext(pid);
-  if (t && t->node) {
-    // Every thread's gate, each thread stopped while it is read.
+  const ProcessContext* pc = context ? &*context : nullptr;
+  std::string readers;  // check --readers: printed after the verdict on the ABI
+  if (t && (t->node || o.readers)) {
+    // Every thread, each stopped while it is read: the gates of the walk,
+    // and what each known reader sees.
+    std::optional<ParcaSetup> parca;
+    if (o.readers) parca = SetUpParca(pid, t->base, ProcessMemory(pid));
+    ReadPlan plan;
+    plan.parca = parca ? &*parca : nullptr;
     std::vector<NodeThreadWalk> walks;
+    std::vector<std::pair<pid_t, ThreadRead>> reads;
     for (pid_t tid : ListThreads(pid)) {
       ThreadStopper stopper(tid);
       if (!stopper.Stop()) continue;  // exited meanwhile
-      const ThreadRead r = ReadThread(*t, &stopper, o.limits);
+      ThreadRead r = ReadThread(*t, &stopper, o.limits, &plan);
       stopper.Detach();
       NodeThreadWalk w;
       w.tid = tid;
       w.walk.status = r.walk;
       w.walk.words = r.walk_words;
       walks.push_back(std::move(w));
+      reads.emplace_back(tid, std::move(r));
     }
-    c.Lines(CheckNodeThreads(walks, context ? &*context : nullptr));
+    if (t->node) c.Lines(CheckNodeThreads(walks, pc));
+    if (parca) {
+      std::vector<ReadThreadOf> threads;
+      for (const auto& [tid, r] : reads) threads.push_back({tid, &r});
+      const ProcessMode mode = ModeOf(threads, pc);
+      const std::vector<ReaderVerdict> verdicts = Verdicts(*t, *parca, pc, threads);
+      readers = o.json ? JsonVerdicts(*parca, mode, verdicts) : TextVerdicts(*parca, mode, verdicts);
+    }
   }
   if (context) {
     c.Lines(CheckProcessContext(*context));
@@ -145,12 +167,15 @@ int RunCheck(const Options& o) {
   } else {
     c.Info("no OpenTelemetry process context (no OTEL_CTX mapping)");
   }
-  std::printf(
-      "%s%s\n",
-      c.ok ? "the process exposes labels as the Custom Label ABI v1 says" : "problems found",
-      c.ok && (otel_checked || context)
-          ? ", and its OpenTelemetry context as OTEPs 4947 and 4719 say"
-          : "");
+  if (!c.quiet) {
+    std::printf(
+        "%s%s\n",
+        c.ok ? "the process exposes labels as the Custom Label ABI v1 says" : "problems found",
+        c.ok && (otel_checked || context)
+            ? ", and its OpenTelemetry context as OTEPs 4947 and 4719 say"
+            : "");
+  }
+  std::fputs(readers.c_str(), stdout);
   return c.ok ? kOk : (t ? kProblems : f.exit);
 }
 

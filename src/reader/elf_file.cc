@@ -106,7 +106,10 @@ std::optional<ElfFile> ElfFile::Parse(std::unique_ptr<MemorySource> bytes, const
         break;
       }
       if (ph.p_type == PT_LOAD) f.loads_.push_back({ph.p_vaddr, ph.p_offset, ph.p_filesz});
-      if (ph.p_type == PT_TLS) f.tls_size_ = ph.p_memsz;
+      if (ph.p_type == PT_TLS) {
+        f.tls_size_ = ph.p_memsz;
+        f.tls_align_ = ph.p_align;
+      }
     }
   }
   if (eh.e_shentsize >= sizeof(Elf64_Shdr)) {
@@ -149,16 +152,28 @@ bool ElfFile::NameIs(uint32_t strtab, uint64_t offset, std::string_view name) co
 }
 
 std::optional<ElfSymbol> ElfFile::FindDynamicSymbol(std::string_view name) const {
-  const auto dynsym = std::find_if(sections_.begin(), sections_.end(),
-                                   [](const Section& s) { return s.type == SHT_DYNSYM; });
-  if (dynsym == sections_.end() || dynsym->entsize < sizeof(Elf64_Sym)) return std::nullopt;
+  return FindSymbol(SHT_DYNSYM, name, -1);
+}
+
+std::optional<ElfSymbol> ElfFile::FindStaticSymbol(std::string_view name, unsigned type) const {
+  return FindSymbol(SHT_SYMTAB, name, static_cast<int>(type));
+}
+
+std::optional<ElfSymbol> ElfFile::FindSymbol(uint32_t section_type, std::string_view name,
+                                             int type) const {
+  const auto table = std::find_if(sections_.begin(), sections_.end(), [section_type](const Section& s) {
+    return s.type == section_type;
+  });
+  if (table == sections_.end() || table->entsize < sizeof(Elf64_Sym)) return std::nullopt;
   std::optional<ElfSymbol> found;
   uint64_t budget = kMaxScannedEntries;
-  Scan(*bytes_, dynsym->offset, dynsym->size, dynsym->entsize, &budget,
+  Scan(*bytes_, table->offset, table->size, table->entsize, &budget,
        [&](const unsigned char* entry) {
          Elf64_Sym s;
          std::memcpy(&s, entry, sizeof(s));
-         if (s.st_shndx == SHN_UNDEF || !NameIs(dynsym->link, s.st_name, name)) return false;
+         if (s.st_shndx == SHN_UNDEF) return false;
+         if (type >= 0 && ELF64_ST_TYPE(s.st_info) != static_cast<unsigned>(type)) return false;
+         if (!NameIs(table->link, s.st_name, name)) return false;
          ElfSymbol sym;
          sym.name = std::string(name);
          sym.value = s.st_value;

@@ -49,11 +49,18 @@ class ElfFile final {
   uint16_t machine() const { return machine_; }
   // p_memsz of PT_TLS, if there is one.
   std::optional<uint64_t> tls_size() const { return tls_size_; }
+  // p_align of PT_TLS, if there is one.
+  std::optional<uint64_t> tls_align() const { return tls_align_; }
   // p_vaddr - p_offset of the PT_LOAD that maps file offset `offset`.
   std::optional<uint64_t> VaddrOfOffset(uint64_t offset) const;
 
   // The defined symbol `name` of the (first) SHT_DYNSYM section.
   std::optional<ElfSymbol> FindDynamicSymbol(std::string_view name) const;
+  // The defined symbol `name` of type `type` (STT_*) of the (first)
+  // SHT_SYMTAB section, which stripped files lack. Only the names of
+  // symbols of that type are read, so a .symtab of 200,000 entries costs
+  // one pass over its entries, not one read per name.
+  std::optional<ElfSymbol> FindStaticSymbol(std::string_view name, unsigned type) const;
   // The first TLSDESC relocation (R_X86_64_TLSDESC / R_AARCH64_TLSDESC) of
   // any SHT_RELA section that names `symbol`.
   std::optional<ElfRelocation> FindTlsDescriptor(std::string_view symbol) const;
@@ -72,12 +79,17 @@ class ElfFile final {
   explicit ElfFile(std::unique_ptr<MemorySource> bytes) : bytes_(std::move(bytes)) {}
   // Whether the string at `offset` of string table section `strtab` is `name`.
   bool NameIs(uint32_t strtab, uint64_t offset, std::string_view name) const;
+  // The defined symbol `name` of the first section of `section_type`,
+  // among symbols of type `type` (any type if negative).
+  std::optional<ElfSymbol> FindSymbol(uint32_t section_type, std::string_view name,
+                                      int type) const;
 
   std::unique_ptr<MemorySource> bytes_;
   uint16_t machine_ = 0;
   std::vector<Load> loads_;
   std::vector<Section> sections_;
   std::optional<uint64_t> tls_size_;
+  std::optional<uint64_t> tls_align_;
 };
 
 uint32_t TlsDescriptorType(uint16_t machine);

@@ -1,9 +1,12 @@
 // `customlabels inspect`: each thread's current labels (and OpenTelemetry
-// context), read once, after the process context.
+// context), read once, after the process context; with --json also what
+// each known reader sees (reader_sights.h), with --as NAME the labels as
+// that reader's lookup finds them.
 #include <cstdio>
 
 #include "commands.h"
 #include "process_context.h"
+#include "reader_sights.h"
 #include "report.h"
 
 namespace customlabels::reader {
@@ -16,6 +19,12 @@ int RunInspect(const Options& o) {
   const std::vector<pid_t> tids = SelectThreads(o, pid, &f);
   if (f.exit != kOk) return Report(f);
   const std::optional<ProcessContext> context = ReadLiveProcessContext(pid);
+  const ProcessContext* c = context ? &*context : nullptr;
+  // The Parca agent's setup, read from the files before any thread is held.
+  std::optional<ParcaSetup> parca;
+  if (o.json || o.as != nullptr) parca = SetUpParca(pid, t->base, ProcessMemory(pid));
+  ReadPlan plan;
+  plan.parca = parca ? &*parca : nullptr;
   if (!o.json) {
     std::fputs(InspectHeader(pid, *t).c_str(), stdout);
     if (context) {
@@ -34,17 +43,26 @@ int RunInspect(const Options& o) {
       continue;  // the thread exited meanwhile
     }
     held_any = true;
-    const ThreadRead r = ReadThread(*t, &stopper, o.limits);
+    const ThreadRead r = ReadThread(*t, &stopper, o.limits, &plan);
     stopper.Detach();
     if (!r.set.ok() && ThreadState(pid, tid) == 0) continue;  // gone mid-read
     ++read;
     if (!r.set.ok()) ++failed;
-    ThreadView view = MakeThreadView(tid, ThreadName(pid, tid), r.set, o.profile);
+    const std::vector<ReaderSight> sights = ThreadSights(r, c);
+    ThreadView view = MakeThreadView(tid, ThreadName(pid, tid), SetSeenBy(r, o.as), o.profile);
+    if (o.as != nullptr) {
+      const ReaderSight& s = SightOf(sights, o.as->id);
+      view.as = o.as->name;
+      view.as_note = std::string("as ") + o.as->display + " sees it: " +
+                     (s.sees ? "through " + s.via : s.why);
+    }
     view.via = r.via;
     view.walk = r.walk;
     view.walk_set = r.walk_set;
-    if (r.otel && ShowsOtel(*r.otel)) {
-      view.otel = MakeOtelView(*r.otel, context ? &*context : nullptr);
+    if (r.otel && ShowsOtel(*r.otel)) view.otel = MakeOtelView(*r.otel, c);
+    if (o.json) {
+      view.readers = JsonSights(sights, r);
+      view.held = std::make_pair(r.held_reads, r.held_us);
     }
     if (first && context) view.process_context = &*context;
     first = false;

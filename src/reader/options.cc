@@ -21,9 +21,11 @@ struct OptionSpec {
 };
 
 constexpr OptionSpec kOptions[] = {
-    {"--json", kInspect | kSample, false},
+    {"--json", kInspect | kSample | kCheck, false},
     {"--tid", kInspect | kSample, true},
     {"--reader-limits", kInspect | kSample, true},
+    {"--as", kInspect | kSample, true},
+    {"--readers", kCheck, false},
     {"--max-labels", kInspect | kSample, true},
     {"--max-key-bytes", kInspect | kSample, true},
     {"--max-value-bytes", kInspect | kSample, true},
@@ -51,6 +53,13 @@ std::string Apply(const std::string& name, const std::string& value, Options* o)
   } else if (name == "--reader-limits") {
     o->profile = FindReaderProfile(value);
     if (o->profile == nullptr) return "--reader-limits takes one of: " + ProfileNames();
+  } else if (name == "--as") {
+    o->as = FindKnownReader(value);
+    if (o->as == nullptr || (o->as->id != KnownReaderId::kParca && o->as->id != KnownReaderId::kAbiV1)) {
+      return "--as takes parca or abi-v1 (what the OpenTelemetry readers see is the otel part)";
+    }
+  } else if (name == "--readers") {
+    o->readers = true;
   } else if (name == "--max-labels") {
     if (!ParseSize(value, &o->limits.max_labels) || o->limits.max_labels == 0 ||
         o->limits.max_labels > kMaxLabelsCeiling) {
@@ -211,6 +220,7 @@ Parsed ParseOptions(const std::vector<std::string>& args) {
       std::string takers;
       if (spec->commands & kInspect) takers = "inspect";
       if (spec->commands & kSample) takers += takers.empty() ? "sample" : " and sample";
+      if (spec->commands & kCheck) takers += takers.empty() ? "check" : " and check";
       return Fail(a + " is an option of " + takers + ", not of " + o.command);
     }
     std::string value;
@@ -221,6 +231,10 @@ Parsed ParseOptions(const std::vector<std::string>& args) {
     const std::string error = Apply(a, value, &o);
     if (!error.empty()) return Fail(error);
   }
+  // --as parca shows what that agent keeps, unless --reader-limits says otherwise.
+  if (o.as != nullptr && o.as->id == KnownReaderId::kParca && o.profile == nullptr) {
+    o.profile = FindReaderProfile("parca");
+  }
   if (o.target.empty()) {
     return Fail(o.command + " needs a " + (command == kCheck ? "file or pid" : "pid"));
   }
@@ -228,6 +242,10 @@ Parsed ParseOptions(const std::vector<std::string>& args) {
   if (command != kCheck && !ParsePid(o.target, &pid)) {
     return Fail("'" + o.target + "' is not a pid");
   }
+  if (o.readers && !ParsePid(o.target, &pid)) {
+    return Fail("check --readers needs a pid: it reads a live process");
+  }
+  if (command == kCheck && o.json && !o.readers) return Fail("check --json goes with --readers");
   return {std::move(o), 0, ""};
 }
 

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "read_limits.h"
+#include "reader_lookups.h"
 #include "reader_profiles.h"
 
 namespace customlabels::reader {
@@ -19,7 +20,10 @@ struct Options {
   std::string target;   // pid (check: or a file)
   std::optional<pid_t> tid;
   bool json = false;
-  const ReaderProfile* profile = nullptr;  // --reader-limits
+  const ReaderProfile* profile = nullptr;  // --reader-limits (or --as parca's)
+  // --as NAME: the labels as that known reader's lookup finds them.
+  const KnownReader* as = nullptr;
+  bool readers = false;  // check --readers
   ReadLimits limits;
   double hz = 99;
   double seconds = 10;

@@ -136,6 +136,12 @@ std::string JsonThread(const ThreadView& v) {
     if (v.walk_set != 0) line += ",\"walk_set\":\"" + Hex(v.walk_set) + "\"";
   }
   if (v.otel) line += ",\"otel\":" + JsonOtel(*v.otel);
+  if (!v.readers.empty()) line += ",\"readers\":" + v.readers;
+  if (v.held) {
+    line += ",\"held\":{\"reads\":" + std::to_string(v.held->first) +
+            ",\"us\":" + std::to_string(v.held->second) + "}";
+  }
+  if (!v.as.empty()) line += ",\"as\":" + JsonString(v.as);
   if (v.process_context != nullptr) {
     line += ",\"process_context\":" + JsonProcessContext(*v.process_context);
   }
@@ -174,9 +180,10 @@ std::string TextThread(const ThreadView& v) {
       out += indent + "! " + profile->display + ": " + TextString(n) + "\n";
     }
   }
+  if (!v.as_note.empty()) out += indent + TextString(v.as_note) + "\n";
   if (!v.walk.empty()) {
     out += indent + "node walk: " + TextString(v.walk) +
-           (v.via == "node-walk" ? " (the labels above)" : "") + "\n";
+           (v.via == "node-walk" && v.as.empty() ? " (the labels above)" : "") + "\n";
   }
   if (v.otel) {
     for (const std::string& l : TextOtelLines(*v.otel)) out += indent + l + "\n";

@@ -49,6 +49,14 @@ struct ThreadView {
   std::string via;
   std::string walk;
   uint64_t walk_set = 0;
+  // inspect --json: what each known reader sees ("readers", a JSON object
+  // made by JsonSights; empty: left out) and what holding the thread took.
+  std::string readers;
+  std::optional<std::pair<uint64_t, uint64_t>> held;  // reads, microseconds
+  // --as NAME: whose view `labels` is ("" the ABI's, as read), and a note
+  // on how that reader came to it (what it read them through, or why none).
+  std::string as;
+  std::string as_note;
 };
 
 ThreadView MakeThreadView(pid_t tid, std::string name, const DecodedSet& set,
@@ -58,6 +66,7 @@ ThreadView MakeThreadView(pid_t tid, std::string name, const DecodedSet& set,
 // {"tid":..,"name":..,"labels":{..}|null,"set":"0x..",["parca":[..],]
 //  ["truncated":{..},]["problems":[..],]["error":".."]
 //  [,"via":"tls"|"node-walk","walk":"<status>"[,"walk_set":"0x.."]][,"otel":{..}]
+//  [,"readers":{..}][,"held":{"reads":N,"us":N}][,"as":"parca"]
 //  [,"process_context":{..}]} ("labels" is left out when the set could not
 // be read, "set" when its pointer could not, "otel" when the thread has no
 // OpenTelemetry context, "process_context" but on the first line).

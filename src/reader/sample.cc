@@ -22,6 +22,7 @@
 
 #include "commands.h"
 #include "process_context.h"
+#include "reader_sights.h"
 #include "report.h"
 #include "sample_table.h"
 
@@ -57,6 +58,11 @@ int RunSample(const Options& o) {
   const std::optional<ProcessContext> context = ReadLiveProcessContext(pid);
   const AttributeKeyMap* key_map =
       context && context->ok() && context->key_map ? &*context->key_map : nullptr;
+  // --as parca: the Parca agent's lookup, set up from the files first.
+  std::optional<ParcaSetup> parca;
+  if (o.as != nullptr && o.as->id == KnownReaderId::kParca) {
+    parca = SetUpParca(pid, t->base, ProcessMemory(pid));
+  }
 
   struct Held {
     std::unique_ptr<ThreadStopper> stopper;
@@ -82,6 +88,8 @@ int RunSample(const Options& o) {
       refreshed = Clock::now();
       if (tids.empty()) break;  // the process exited
     }
+    ReadPlan plan;  // each tick is one pass over the process
+    plan.parca = parca ? &*parca : nullptr;
     for (pid_t tid : tids) {
       if (ThreadState(pid, tid) != 'R') continue;  // sample on-CPU threads only
       Held& h = held[tid];
@@ -96,10 +104,10 @@ int RunSample(const Options& o) {
         continue;
       }
       held_any = true;
-      const ThreadRead r = ReadThread(*t, h.stopper.get(), o.limits);
+      const ThreadRead r = ReadThread(*t, h.stopper.get(), o.limits, &plan);
       h.stopper->Detach();  // attached only while read: signals flow freely
       if (!r.set.ok() && ThreadState(pid, tid) == 0) continue;  // gone mid-read
-      SampleRow row = MakeSampleRow(r.set, o.profile, o.by);
+      SampleRow row = MakeSampleRow(SetSeenBy(r, o.as), o.profile, o.by);
       if (r.otel && !o.by) AddOtelSample(&row, *r.otel, key_map);
       table.Add(tid, h.name, std::move(row));
     }

@@ -176,19 +176,38 @@ TEST(NodeWalk, NamesEachWayOfHavingNoLabels) {
 
 TEST(NodeWalk, ACyclicChainEndsWithinTheTablesEntries) {
   FakeHeap h;
-  h.buckets = 1024;
-  h.heads.assign(1024, -1);
-  // 2048 other storages, each chained to the next, the last back to the first.
-  for (int64_t i = 0; i < 2048; ++i) {
-    h.entries.push_back(
-        {FakeHeap::kOtherAls + 1 + 16 * static_cast<uint64_t>(i), 0x5551, (i + 1) % 2048});
+  h.buckets = 4;
+  h.heads.assign(4, -1);
+  // 8 other storages (the table's capacity), each chained to the next, the
+  // last back to the first.
+  for (int64_t i = 0; i < 8; ++i) {
+    h.entries.push_back({FakeHeap::kOtherAls + 1 + 16 * static_cast<uint64_t>(i), 0x5551, (i + 1) % 8});
   }
-  h.heads[5] = 0;
+  h.heads[1] = 0;
   CountingImage image(h.Build());
   EXPECT_EQ(WalkNode(image, FakeHeap::kStruct).status, "not-in-frame");
   // The struct, the slot, the table word, length, 3 counts, the handle, the
   // bucket, then key and chain per entry, each entry once.
-  EXPECT_LE(image.reads, 9u + 2u * 2048u);
+  EXPECT_LE(image.reads, 9u + 2u * 8u);
+}
+
+TEST(NodeWalk, AChainLongerThanAnyFramesStopsAfter32Entries) {
+  for (const bool cyclic : {false, true}) {
+    FakeHeap h;
+    h.buckets = 1024;
+    h.heads.assign(1024, -1);
+    // 2048 other storages, each chained to the next; the last ends the chain
+    // or goes back to the first. Followed to its end: 2 x 2048 reads.
+    for (int64_t i = 0; i < 2048; ++i) {
+      const int64_t next = i + 1 < 2048 ? i + 1 : cyclic ? 0 : -1;
+      h.entries.push_back({FakeHeap::kOtherAls + 1 + 16 * static_cast<uint64_t>(i), 0x5551, next});
+    }
+    h.heads[5] = 0;
+    CountingImage image(h.Build());
+    EXPECT_EQ(WalkNode(image, FakeHeap::kStruct).status,
+              "malformed: a bucket's chain is longer than 32 entries");
+    EXPECT_LE(image.reads, 9u + 2u * 32u);
+  }
 }
 
 struct Hostile {

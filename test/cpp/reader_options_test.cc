@@ -57,13 +57,38 @@ TEST(Options, SampleTakesItsOwnOptions) {
   EXPECT_EQ(p.options->by, "tenant");
 }
 
+TEST(Options, AsNamesAReaderWhoseSightIsALabelSet) {
+  const Parsed p = ParseOptions({"sample", "7", "--as", "parca"});
+  ASSERT_TRUE(p.options);
+  EXPECT_EQ(std::string(p.options->as->name), "parca");
+  // --as parca shows what that agent keeps, unless --reader-limits says otherwise.
+  EXPECT_EQ(std::string(p.options->profile->name), "parca");
+  const Parsed q = ParseOptions({"inspect", "7", "--as", "parca", "--reader-limits", "parca-0.42"});
+  ASSERT_TRUE(q.options);
+  EXPECT_EQ(std::string(q.options->profile->name), "parca-0.42");
+  const Parsed abi = ParseOptions({"inspect", "7", "--as", "abi-v1"});
+  ASSERT_TRUE(abi.options);
+  EXPECT_EQ(abi.options->profile, nullptr);
+  EXPECT_EQ(Error({"inspect", "7", "--as", "otel-tls"}),
+            "--as takes parca or abi-v1 (what the OpenTelemetry readers see is the otel part)");
+  EXPECT_EQ(Error({"inspect", "7", "--as", "nobody"}),
+            "--as takes parca or abi-v1 (what the OpenTelemetry readers see is the otel part)");
+  EXPECT_EQ(Error({"check", "7", "--as", "parca"}), "--as is an option of inspect and sample, not of check");
+  const Parsed check = ParseOptions({"check", "7", "--readers", "--json"});
+  ASSERT_TRUE(check.options);
+  EXPECT_TRUE(check.options->readers);
+  EXPECT_TRUE(check.options->json);
+}
+
 TEST(Options, OptionsOfAnotherCommandAreRejected) {
   EXPECT_EQ(Error({"inspect", "1", "--hz", "99"}), "--hz is an option of sample, not of inspect");
   EXPECT_EQ(Error({"inspect", "1", "--duration", "1s"}),
             "--duration is an option of sample, not of inspect");
   EXPECT_EQ(Error({"inspect", "1", "--by", "k"}), "--by is an option of sample, not of inspect");
-  EXPECT_EQ(Error({"check", "1", "--json"}),
-            "--json is an option of inspect and sample, not of check");
+  EXPECT_EQ(Error({"check", "1", "--json"}), "check --json goes with --readers");
+  EXPECT_EQ(Error({"inspect", "1", "--readers"}), "--readers is an option of check, not of inspect");
+  EXPECT_EQ(Error({"check", "addon.node", "--readers"}),
+            "check --readers needs a pid: it reads a live process");
   EXPECT_EQ(Error({"check", "f", "--max-labels", "3"}),
             "--max-labels is an option of inspect and sample, not of check");
 }

@@ -22,7 +22,8 @@ const SHAPES = {
   gate_closed: { walk: 'gate-closed', labels: null },
   no_frame: { walk: 'no-frame', labels: null },
   detached: { walk: 'detached', labels: null },
-  cyclic_chain: { walk: 'not-in-frame', labels: null },
+  // 128 entries that close on themselves: more than a frame's chain ever has.
+  cyclic_chain: { walk: "malformed: a bucket's chain is longer than 32 entries", labels: null, torn: true },
   set_unreadable: { walk: 'found', error: 'cannot read the label set at %set' },
   frame_smi: { walk: 'malformed: the continuation data is not an object', labels: null, torn: true },
   frame_garbage: { walk: "unreadable: the frame's table", labels: null, torn: true },
@@ -32,7 +33,13 @@ const SHAPES = {
   buckets_huge: { walk: 'malformed: the bucket count is not a power of two up to 2^16', labels: null, torn: true },
   record_slot_misaligned: { walk: 'malformed: record_slot_offset 41', labels: null, torn: true },
   store_smi: { walk: 'malformed: the store is not an object', labels: null, torn: true },
+  long_chain: { walk: "malformed: a bucket's chain is longer than 32 entries", labels: null, torn: true },
 };
+
+// What holding one thread may take: the TLS pointers (a few reads), a walk
+// (at most kWalkReads = 96, src/reader/held_memory.h), the Parca agent's
+// walk (its own 16-entry bound) and the set's header.
+const MAX_HELD_READS = 2 * 96 + 16;
 
 let dir;
 let child;
@@ -102,6 +109,19 @@ test('inspect names where each walk ended and shows labels only where it reached
   }
 });
 
+test('a hostile thread is held for a bounded number of reads: a chain of 2^17 entries stops after 32', async () => {
+  const { code, stdout } = await reader(['inspect', String(child.pid), '--json']);
+  expect(code).toBe(0);
+  const rows = stdout.trim().split('\n').map((l) => JSON.parse(l));
+  for (const row of rows) {
+    expect({ tid: row.tid, name: row.name, reads: row.held.reads <= MAX_HELD_READS }).toEqual({ tid: row.tid, name: row.name, reads: true });
+  }
+  const chain = rows.find((r) => r.tid === shapes.get('long_chain').tid);
+  // Before the bound, this walk read 2 words per entry: 262144 reads.
+  expect(chain.held.reads).toBeGreaterThan(64);
+  console.log(`held per thread (reads, us): ${rows.map((r) => `${r.name} ${r.held.reads}/${r.held.us}`).join(', ')}`);
+});
+
 test('check fails on exactly the torn walks and passes the ones that end in a known state', async () => {
   const { code, stdout } = await reader(['check', String(child.pid)]);
   expect(code).toBe(1);
@@ -111,5 +131,52 @@ test('check fails on exactly the torn walks and passes the ones that end in a kn
     const line = stdout.split('\n').find((l) => l.includes(`thread ${tid} publishes the Node.js walk`));
     expect({ name, line }).toEqual({ name, line: expect.stringMatching(new RegExp(`^  ${want.torn ? 'FAIL' : 'ok  '} .*it ends "${want.walk.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}"$`)) });
   }
-  expect(stdout).toMatch(/^ {2}info 13 thread\(s\) open the gate; the other 2 never published \(gate 0\)$/m);
+  expect(stdout).toMatch(/^ {2}info 14 thread\(s\) open the gate; the other 2 never published \(gate 0\)$/m);
+});
+
+describe('a crowd of hostile threads', () => {
+  // 250 threads that each publish a 2^17-entry chain: one pass spends at
+  // most the process's budget of walk reads, then walks no more.
+  const CROWD = 250;
+  let crowd;
+  let crowdTids;
+  beforeAll(async () => {
+    crowd = spawn(path.join(dir, 'malformed_walks'), [path.join(dir, 'customlabels.node'), String(CROWD)], { stdio: ['pipe', 'pipe', 'inherit'] });
+    await new Promise((resolve, reject) => {
+      const lines = readline.createInterface({ input: crowd.stdout });
+      lines.on('line', (line) => {
+        if (line !== 'ready') return;
+        lines.close();
+        resolve();
+      });
+      crowd.once('exit', (code) => reject(new Error(`target exited with ${code}`)));
+    });
+    crowdTids = fs.readdirSync(`/proc/${crowd.pid}/task`).map(Number).filter((t) => fs.readFileSync(`/proc/${crowd.pid}/task/${t}/comm`, 'utf8').trim() === 'chain_crowd');
+  }, 60000);
+  afterAll(async () => {
+    if (crowd && crowd.exitCode === null) {
+      const exited = new Promise((r) => crowd.once('exit', r));
+      crowd.kill('SIGKILL');
+      await exited;
+    }
+  });
+
+  test('walks stop once the budget per process is spent, and the other threads are still shown', async () => {
+    expect(crowdTids).toHaveLength(CROWD);
+    const started = process.hrtime.bigint();
+    const { code, stdout } = await reader(['inspect', String(crowd.pid), '--json']);
+    const ms = Number(process.hrtime.bigint() - started) / 1e6;
+    expect(code).toBe(0);
+    const rows = stdout.trim().split('\n').map((l) => JSON.parse(l)).filter((r) => crowdTids.includes(r.tid));
+    expect(rows).toHaveLength(CROWD);
+    const walked = rows.filter((r) => r.walk.startsWith('malformed: a bucket'));
+    const skipped = rows.filter((r) => r.walk === "skipped: the reader's budget of reads is spent");
+    expect(walked.length + skipped.length).toBe(CROWD);
+    expect(skipped.length).toBeGreaterThan(0);
+    // Every walk's reads count: 16384 in all (held_memory.h), plus a few
+    // reads per thread outside the walks.
+    const reads = rows.reduce((n, r) => n + r.held.reads, 0);
+    expect(reads).toBeLessThanOrEqual(16384 + 16 * CROWD);
+    console.log(`inspect of ${CROWD} hostile threads: ${ms.toFixed(0)} ms, ${walked.length} walked, ${skipped.length} skipped, ${reads} reads held`);
+  });
 });

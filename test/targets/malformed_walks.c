@@ -6,10 +6,12 @@
 // -DFAKE_ADDON_NODE) that it dlopen()s, as Node.js loads the real one. No
 // custom_labels_current_set is published: the walk is the readers' only way.
 //
-//   malformed_walks <dir>/customlabels.node
+//   malformed_walks <dir>/customlabels.node [N]
 //
 // Prints one JSON line per shape, {"shape":...,"tid":...,"set":"0x..."} (the
 // label set the heap leads to), then "ready", and runs until stdin closes.
+// With N, N more threads (named "chain_crowd") publish one shared heap of
+// the long_chain shape, to spend the reader's budget of reads per process.
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <pthread.h>
@@ -111,6 +113,16 @@ static void set_unreadable(heap_t* h) {
   h->set = map(4096, PROT_NONE);
   h->wrapper[3] = (uint64_t)(uintptr_t)h->set;
 }
+// 2^17 entries of other storages in one chain (2^16 buckets, full): a walk
+// that followed it to its end would make 2^18 reads.
+static void long_chain(heap_t* h) {
+  const int64_t n = 2 * h->buckets;
+  for (int64_t i = 0; i < n; ++i) {
+    entry(h, i)[0] = tagged(h->wrapper);  // an object, never the storage
+    entry(h, i)[2] = smi(i + 1 < n ? i + 1 : -1);
+  }
+  h->table[2] = smi(n);
+}
 // 128 entries of other storages in one chain that closes on itself.
 static void cyclic_chain(heap_t* h) {
   for (int64_t i = 0; i < 2 * h->buckets; ++i) {
@@ -123,6 +135,7 @@ static void cyclic_chain(heap_t* h) {
 struct shape {
   const char* name;
   void (*spoil)(heap_t*);
+  int64_t buckets;  // 0: 64
 };
 
 static const struct shape kShapes[] = {
@@ -140,6 +153,7 @@ static const struct shape kShapes[] = {
     {"store_smi", store_smi},
     {"set_unreadable", set_unreadable},
     {"cyclic_chain", cyclic_chain},
+    {"long_chain", long_chain, (int64_t)1 << 16},
 };
 enum { kShapeCount = sizeof(kShapes) / sizeof(kShapes[0]) };
 
@@ -150,7 +164,7 @@ static void* run_shape(void* arg) {
   snprintf(name, sizeof(name), "%s", s->name);
   pthread_setname_np(pthread_self(), name);
   heap_t h;
-  build(&h, 64);
+  build(&h, s->buckets != 0 ? s->buckets : 64);
   s->spoil(&h);
   node_publish(&h.d);
   pthread_mutex_lock(&print_lock);
@@ -162,11 +176,23 @@ static void* run_shape(void* arg) {
   return NULL;
 }
 
+static heap_t crowd_heap;
+
+static void* run_crowd(void* arg) {
+  (void)arg;
+  pthread_setname_np(pthread_self(), "chain_crowd");
+  node_publish(&crowd_heap.d);
+  shape_ready();
+  stay_forever(0);
+  return NULL;
+}
+
 int main(int argc, char** argv) {
-  if (argc != 2) {
-    fprintf(stderr, "usage: %s <dir>/customlabels.node\n", argv[0]);
+  if (argc != 2 && argc != 3) {
+    fprintf(stderr, "usage: %s <dir>/customlabels.node [N]\n", argv[0]);
     return 2;
   }
+  const int crowd = argc == 3 ? atoi(argv[2]) : 0;
   void* addon = dlopen(argv[1], RTLD_NOW);
   if (addon == NULL) {
     fprintf(stderr, "dlopen: %s\n", dlerror());
@@ -178,7 +204,15 @@ int main(int argc, char** argv) {
     pthread_t t;
     if (pthread_create(&t, NULL, run_shape, (void*)&kShapes[i]) != 0) die("pthread_create");
   }
-  wait_for_shapes(kShapeCount);
+  if (crowd > 0) {
+    build(&crowd_heap, (int64_t)1 << 16);
+    long_chain(&crowd_heap);
+  }
+  for (int i = 0; i < crowd; ++i) {
+    pthread_t t;
+    if (pthread_create(&t, NULL, run_crowd, NULL) != 0) die("pthread_create");
+  }
+  wait_for_shapes(kShapeCount + crowd);
   printf("ready\n");
   fflush(stdout);
   char buf[64];
