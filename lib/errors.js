@@ -56,6 +56,7 @@ const codes = Object.freeze({
   INVALID_OPTIONS: 'ERR_CUSTOMLABELS_INVALID_OPTIONS',
   INVALID_OPTION: 'ERR_CUSTOMLABELS_INVALID_OPTION',
   CONFIGURED_LATE: 'ERR_CUSTOMLABELS_CONFIGURED_LATE',
+  INVALID_PORT: 'ERR_CUSTOMLABELS_INVALID_PORT',
 });
 
 const invalidLabels = (v) => invalid(codes.INVALID_LABELS, 'a plain object or a Map', 'labels', v);
@@ -72,6 +73,16 @@ const invalidValue = (key, v) =>
 const invalidOptions = (what, expected, v) => invalid(codes.INVALID_OPTIONS, expected, what, v);
 // An integration's option (name '': the options argument itself).
 const invalidOption = (name, expected, v) => invalid(codes.INVALID_OPTION, expected, name === '' ? 'options' : `options.${name}`, v);
+
+// customlabels/worker: a port without the method it is used for (`method`:
+// 'postMessage' or 'on'); null is parentPort on the main thread.
+const invalidPort = (method, v) =>
+  invalid(
+    codes.INVALID_PORT,
+    `a Worker or MessagePort (an object with ${method}()${v === null ? '; parentPort is null outside a worker' : ''})`,
+    'port',
+    v,
+  );
 
 // An option that only applies before the thread's first scope.
 function configuredLate(option) {
@@ -91,5 +102,6 @@ module.exports = {
   invalidValue,
   invalidOptions,
   invalidOption,
+  invalidPort,
   configuredLate,
 };

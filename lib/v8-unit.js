@@ -43,10 +43,18 @@ function loadV8Unit() {
     }
   }
   if (failures.length > 0) return { unit: null, file: null, reason: `the V8 unit did not load: ${failures.join('; ')}` };
+  // The install's source build leaves why the unit did not build
+  // (scripts/build-v8.js buildRunningUnit).
+  let built = 'neither prebuilt nor built';
+  try {
+    built = `not prebuilt, and its build failed: ${fs.readFileSync(path.join(root, 'build', 'v8', `${unitFile()}.failed`), 'utf8').split('\n')[0]}`;
+  } catch {
+    // no build was tried
+  }
   return {
     unit: null,
     file: null,
-    reason: `no V8 unit for this Node.js ABI (${process.versions.modules}, Node.js ${process.version}): ${unitFile()} is neither prebuilt nor built`,
+    reason: `no V8 unit for this Node.js ABI (${process.versions.modules}, Node.js ${process.version}): ${unitFile()} is ${built}`,
   };
 }
 

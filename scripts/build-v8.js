@@ -13,14 +13,16 @@
 // Each build runs in a scratch copy of src/v8, so builds for several ABIs
 // never share object files. Exits non-zero if any build fails; a Node.js
 // whose headers lack what the unit needs (before Node.js 22) fails to build,
-// which only means that line keeps its hooks.
+// which only means that line keeps its hooks. scripts/install.js builds the
+// unit for the Node.js running the install with buildRunningUnit: in every
+// source build of the package, so hook-free labels do not depend on a
+// prebuilt unit for this platform.
 
-const { execFileSync } = require('node:child_process');
+const { execFileSync, spawnSync } = require('node:child_process');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { nodeDir } = require('./node-versions');
-const { unitFile } = require('../lib/v8-unit');
+const { unitFile, UNIT_VERSION } = require('../lib/v8-unit');
 
 const root = path.join(__dirname, '..');
 const PREFIX = { x64: '', arm64: 'aarch64-linux-gnu-' };
@@ -36,9 +38,22 @@ function headerVersion(dir) {
   };
 }
 
-// Builds the unit against the Node.js in `dir` for `arch`; returns the file.
-function buildUnit(dir, { arch = process.arch, out = path.join(root, 'build', 'v8') } = {}) {
-  const { version, abi } = headerVersion(dir);
+// The Node.js folder (with include/node) whose headers are those of the
+// Node.js running this, if one is at hand: npm's nodedir, or the folder the
+// node binary sits in. null: node-gyp fetches them, as for the addon.
+function runningHeaders() {
+  for (const dir of [process.env.npm_config_nodedir, path.join(path.dirname(process.execPath), '..')]) {
+    if (!dir || !fs.existsSync(path.join(dir, 'include', 'node', 'node_version.h'))) continue;
+    if (headerVersion(dir).version === process.versions.node) return path.resolve(dir);
+  }
+  return null;
+}
+
+// Builds the unit for `arch` against the headers in `dir` (null: the
+// running Node.js's, found or fetched by node-gyp as for the addon), with
+// node-gyp run as `gyp` (argv); returns the file.
+function buildUnit(dir, { arch = process.arch, out = path.join(root, 'build', 'v8'), gyp } = {}) {
+  const { version, abi } = dir !== null ? headerVersion(dir) : { version: process.versions.node, abi: Number(process.versions.modules) };
   const work = fs.mkdtempSync(path.join(os.tmpdir(), `customlabels-v8-${abi}-${arch}-`));
   try {
     fs.cpSync(path.join(root, 'src', 'v8'), work, { recursive: true, filter: (f) => !f.includes(`${path.sep}build`) });
@@ -49,14 +64,16 @@ function buildUnit(dir, { arch = process.arch, out = path.join(root, 'build', 'v
       fs.copyFileSync(path.join(root, 'src', 'core', header), path.join(work, 'core', header));
     }
     // npm's settings (npm_config_nodedir from an .npmrc, a target) would
-    // override the headers asked for here.
-    const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.toLowerCase().startsWith('npm_config_')));
+    // override the headers asked for here; with no folder, node-gyp's own
+    // (its cache, or a download) serve the running Node.js.
+    const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.toLowerCase().startsWith('npm_config_') ||
+      (dir === null && !/^npm_config_(nodedir|target|arch|runtime|dist_url)$/i.test(k))));
     const prefix = PREFIX[arch];
     if (prefix === undefined) throw new Error(`unknown arch ${arch} (x64, arm64)`);
     if (prefix !== '') Object.assign(env, { CC: `${prefix}gcc`, CXX: `${prefix}g++`, LINK: `${prefix}g++`, AR: `${prefix}ar` });
-    const gyp = require.resolve('node-gyp/bin/node-gyp.js');
+    const [command, ...gypArgs] = gyp ?? [process.execPath, require.resolve('node-gyp/bin/node-gyp.js')];
     try {
-      execFileSync(process.execPath, [gyp, 'rebuild', `--target=${version}`, `--arch=${arch}`, `--nodedir=${dir}`], {
+      execFileSync(command, [...gypArgs, 'rebuild', `--target=${version}`, `--arch=${arch}`, ...(dir !== null ? [`--nodedir=${dir}`] : [])], {
         cwd: work,
         env,
         stdio: ['ignore', 'pipe', 'pipe'],
@@ -77,6 +94,32 @@ function buildUnit(dir, { arch = process.arch, out = path.join(root, 'build', 'v
   }
 }
 
+// The unit for the Node.js running this (scripts/install.js), into build/v8
+// where lib/v8-unit.js looks first. Only Node.js 22+ has the continuation
+// data the unit reads: elsewhere nothing is built (null). A build that fails,
+// or whose unit this Node.js does not load, leaves
+// build/v8/<unit>.failed saying why (lib/v8-unit.js reports it) and throws.
+function buildRunningUnit({ gyp } = {}) {
+  if (Number(process.versions.node.split('.')[0]) < 22) return null;
+  const out = path.join(root, 'build', 'v8');
+  const failed = path.join(out, `${unitFile()}.failed`);
+  fs.rmSync(failed, { force: true });
+  try {
+    const file = buildUnit(runningHeaders(), { out, gyp });
+    const probe = `const m = { exports: {} }; process.dlopen(m, ${JSON.stringify(file)}); process.exit(m.exports.UNIT_VERSION === ${UNIT_VERSION} ? 0 : 1)`;
+    const r = spawnSync(process.execPath, ['-e', probe], { encoding: 'utf8', timeout: 30000 });
+    if (r.status !== 0) {
+      fs.rmSync(file, { force: true });
+      throw new Error(`Node.js ${process.version} does not load the unit built for it: ${(r.stderr || '').split('\n')[0] || `exit ${r.status}`}`);
+    }
+    return file;
+  } catch (err) {
+    fs.mkdirSync(out, { recursive: true });
+    fs.writeFileSync(failed, `${err.message}\n`);
+    throw err;
+  }
+}
+
 function main() {
   const args = process.argv.slice(2);
   let arch = process.arch;
@@ -87,6 +130,7 @@ function main() {
     else if (args[i] === '--out') out = path.resolve(args[++i]);
     else majors.push(args[i]);
   }
+  const { nodeDir } = require('./node-versions');
   const dirs =
     majors.length > 0
       ? majors.map((m) => (/^\d+$/.test(m) ? nodeDir(m) : path.resolve(m)))
@@ -105,4 +149,4 @@ function main() {
 
 if (require.main === module) main();
 
-module.exports = { buildUnit, headerVersion };
+module.exports = { buildUnit, buildRunningUnit, headerVersion };

@@ -13,6 +13,10 @@
 // builds from source even where a prebuilt binary fits; that build then
 // takes precedence (lib/binding.js). So does `npm install` in a checkout of
 // customlabels itself, where the sources are what is being worked on.
+// Every source build also builds the V8 unit for the Node.js running the
+// install (Node.js 22+; scripts/build-v8.js), so labels without hooks do not
+// depend on a prebuilt unit; if that build fails, the install still
+// succeeds and strategy().nodeContextReason says why.
 
 const { spawnSync } = require('node:child_process');
 const fs = require('node:fs');
@@ -42,6 +46,7 @@ function nodeGyp() {
 }
 
 // `fallback`: a prebuilt binary that loads here is used if the build fails.
+// True if the addon built and loads.
 function buildFromSource(why, fallback) {
   const log = path.join(os.tmpdir(), `customlabels-build-${process.pid}.log`);
   const [command, ...args] = nodeGyp();
@@ -50,7 +55,7 @@ function buildFromSource(why, fallback) {
   fs.closeSync(fd);
   if (r.status === 0 && loads(path.join(root, 'build', 'Release', 'customlabels.node'))) {
     fs.rmSync(log, { force: true });
-    return;
+    return true;
   }
   fs.rmSync(path.join(root, 'build'), { recursive: true, force: true });
   const failure = r.error ? r.error.message : `node-gyp exited with ${r.status ?? r.signal}`;
@@ -59,6 +64,7 @@ function buildFromSource(why, fallback) {
     : 'Installed without labels: withLabels() runs your code unchanged and ' +
       "require('customlabels').reason says why. A C++17 compiler, make and python3 let it build.";
   process.stderr.write(`customlabels: ${why}, and the source build failed (${failure}; log: ${log}). ${outcome}\n`);
+  return false;
 }
 
 function main() {
@@ -79,18 +85,17 @@ function main() {
       ? `no prebuilt binary for ${process.platform}-${process.arch} with this C library (prebuilt: glibc)`
       : `the prebuilt binary for ${target} is missing or does not load here`;
   const prebuilt = target === null ? null : path.join(root, 'prebuilds', target, 'customlabels.node');
-  buildFromSource(why, prebuilt !== null && fs.existsSync(prebuilt) && loads(prebuilt));
-  if (checkout) buildV8Unit();
+  if (buildFromSource(why, prebuilt !== null && fs.existsSync(prebuilt) && loads(prebuilt))) buildV8Unit();
 }
 
-// In a checkout, the V8 unit for the Node.js running the install too
-// (scripts/build-v8.js; the package ships it prebuilt instead). It only
-// builds where V8 has AsyncContextFrame's continuation data (Node.js 22+);
-// elsewhere labels go through hooks, as without it.
+// The V8 unit for the Node.js running the install, next to the addon just
+// built (scripts/build-v8.js). It only builds where V8 has AsyncContextFrame's
+// continuation data (Node.js 22+); elsewhere, or if it fails, labels go
+// through hooks, as without it.
 function buildV8Unit() {
-  const { buildUnit } = require('./build-v8');
+  const { buildRunningUnit } = require('./build-v8');
   try {
-    buildUnit(path.join(path.dirname(process.execPath), '..'));
+    buildRunningUnit({ gyp: nodeGyp() });
   } catch (err) {
     process.stderr.write(`customlabels: no V8 unit for Node.js ${process.version} (labels switch through hooks): ${err.message.split('\n')[0]}\n`);
   }

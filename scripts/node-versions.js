@@ -12,17 +12,24 @@ const path = require('node:path');
 
 const root = path.join(__dirname, '..');
 
-// The folder of Node.js <major> for <arch>, fetched if missing.
+// What `npm pack` of a Node.js package must not inherit from an npm that
+// runs this script (prepack of `npm pack --pack-destination DIR --dry-run
+// --json`): npm passes its settings on as npm_config_* variables.
+const INHERITED = /^npm_config_(pack_destination|dry_run|json|workspaces?|include_workspace_root)$/i;
+
+// The folder of Node.js <major> (or an exact version) for <arch>, fetched
+// if missing.
 function nodeDir(major, arch = 'x64') {
   const dir = path.join(root, '.node-versions', arch === 'x64' ? String(major) : `${arch}-${major}`);
   if (!fs.existsSync(path.join(dir, 'bin', 'node'))) {
     fs.mkdirSync(dir, { recursive: true });
-    const tgz = execFileSync('npm', ['pack', `node-linux-${arch}@${major}`, '--silent'], { cwd: dir, encoding: 'utf8' })
+    const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !INHERITED.test(k)));
+    const tgz = execFileSync('npm', ['pack', `node-linux-${arch}@${major}`, '--silent', '--pack-destination', dir], { cwd: dir, env, encoding: 'utf8' })
       .trim()
       .split('\n')
       .pop();
-    execFileSync('tar', ['xzf', tgz, '--strip-components=1'], { cwd: dir });
-    fs.rmSync(path.join(dir, tgz));
+    execFileSync('tar', ['xzf', path.join(dir, path.basename(tgz)), '--strip-components=1'], { cwd: dir });
+    fs.rmSync(path.join(dir, path.basename(tgz)));
   }
   return dir;
 }

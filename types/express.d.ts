@@ -4,11 +4,14 @@ import type { RequestLabelsOptions } from './integrations';
 
 export type { RequestLabelsOptions };
 
-/** A minimal view of an Express request (Express 4 and 5). */
+/**
+ * A minimal view of an Express request (Express 4 and 5): Express's own
+ * `Request` is one, so the middleware goes to `app.use` under `strict`.
+ * Pass your request type (`labels<Request>(...)`) to read more of it.
+ */
 export interface ExpressRequestLike {
   method: string;
   get(name: string): string | undefined;
-  [key: string]: unknown;
 }
 
 /** The middleware: `app.use(labels(options))`, first. */

@@ -2,9 +2,21 @@
 // active span's ids as labels (trace_id, span_id, local_root_span_id) and in
 // the thread's OTEP 4947 thread context record.
 
-import type { Context, ContextManager, Span } from '@opentelemetry/api';
+import type { Attributes, Context, ContextManager, Span, SpanKind } from '@opentelemetry/api';
+import type { LabelValue } from './index';
 
 export type IdLabel = 'trace_id' | 'span_id' | 'local_root_span_id';
+
+/**
+ * The span spanLabels gets: the API's Span, and what an SDK span also
+ * carries (@opentelemetry/sdk-trace-base's: name, kind, attributes); a
+ * non-recording span has none of them.
+ */
+export type SpanOfContext = Span & {
+  readonly name?: string;
+  readonly kind?: SpanKind;
+  readonly attributes?: Attributes;
+};
 
 export interface CustomLabelsContextManagerOptions {
   /** The context manager to wrap; default: a new AsyncLocalStorageContextManager. */
@@ -12,7 +24,7 @@ export interface CustomLabelsContextManagerOptions {
   /** Which ids become labels; default ['trace_id', 'span_id']. */
   ids?: IdLabel[];
   /** Labels of your own, taken once per span when it first becomes active. */
-  spanLabels?: (span: Span) => Record<string, string | Uint8Array | null> | undefined | null;
+  spanLabels?: (span: SpanOfContext) => { readonly [key: string]: LabelValue } | undefined | null;
   /** Resource attributes (a Resource, or its attributes) for the OTEP 4719 process context. */
   resource?: { attributes: Record<string, unknown> } | Record<string, unknown>;
 }

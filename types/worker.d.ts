@@ -16,14 +16,26 @@ export function takeTaskLabels<T>(message: T): { labels: Record<string, string> 
 /** Runs fn(task) under the labels the message carries (and options.labels over them). */
 export function runWithTaskLabels<T, R>(message: T, fn: (task: T) => R, options?: WorkerLabelsOptions): R;
 
-interface PortLike {
-  postMessage(value: unknown, transferList?: readonly unknown[]): void;
+/** What postMessage sends to: a Worker, a MessagePort, parentPort. */
+export interface MessageTarget {
+  postMessage(value: unknown, transferList?: readonly any[]): void;
+}
+/** What onMessage listens on: a Worker, a MessagePort, parentPort. */
+export interface MessageSource {
   on(event: 'message', listener: (value: any) => void): unknown;
 }
-/** port.postMessage(task) with the current labels attached. */
-export function postMessage(port: PortLike, task: unknown, transferList?: readonly any[]): void;
-/** Runs handler(task) for each message on `port`, under its sender's labels. */
-export function onMessage<T>(port: PortLike, handler: (task: T) => unknown, options?: WorkerLabelsOptions): (message: unknown) => unknown;
+/**
+ * port.postMessage(task) with the current labels attached.
+ * @throws {TypeError} `ERR_CUSTOMLABELS_INVALID_PORT` for a port without
+ *   postMessage(), or null (`parentPort` outside a worker).
+ */
+export function postMessage(port: MessageTarget | null, task: unknown, transferList?: readonly any[]): void;
+/**
+ * Runs handler(task) for each message on `port`, under its sender's labels.
+ * @throws {TypeError} `ERR_CUSTOMLABELS_INVALID_PORT` for a port without on(),
+ *   or null (`parentPort` outside a worker).
+ */
+export function onMessage<T>(port: MessageSource | null, handler: (task: T) => unknown, options?: WorkerLabelsOptions): (message: unknown) => unknown;
 
 interface PoolLike<R> {
   run(task: any, options?: any): Promise<R>;

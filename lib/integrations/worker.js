@@ -76,12 +76,16 @@ function runWithTaskLabels(message, fn, options) {
 
 // worker_threads: `port` is a Worker, a MessagePort or parentPort.
 function postMessage(port, task, transferList) {
+  if (port === null || typeof port !== 'object' || typeof port.postMessage !== 'function') {
+    throw errors.invalidPort('postMessage', port);
+  }
   return port.postMessage(withTaskLabels(task), transferList);
 }
 
 // Listens for tasks on `port` and runs each under its sender's labels.
 // Returns the listener (for port.off('message', listener)).
 function onMessage(port, handler, options) {
+  if (port === null || typeof port !== 'object' || typeof port.on !== 'function') throw errors.invalidPort('on', port);
   if (typeof handler !== 'function') throw errors.invalidCallback(handler);
   ownLabels(options);
   const listener = (message) => runWithTaskLabels(message, handler, options);

@@ -133,16 +133,32 @@ std::string UsageText() {
                 (p.duplicates == ReaderProfile::Duplicates::kFirstWins ? "first" : "last") +
                 " of a key wins\n";
   }
+  std::string readers;
+  for (const KnownReader& r : KnownReaders()) {
+    std::string name = r.name;
+    name.resize(13, ' ');
+    readers += "  " + name + r.display + "\n";
+  }
   return "usage: customlabels inspect <pid> [--tid TID] [--json] [--reader-limits NAME]\n"
-         "                           [LIMITS]\n"
+         "                           [--as READER] [LIMITS]\n"
          "       customlabels sample <pid> [--hz 99] [--duration 10s] [--by KEY] [--tid TID]\n"
-         "                           [--json] [--reader-limits NAME] [LIMITS]\n"
-         "       customlabels check <addon-file | pid>\n"
+         "                           [--json] [--reader-limits NAME] [--as READER] [LIMITS]\n"
+         "       customlabels check <addon-file | pid> [--readers [--json]]\n"
          "\n"
          "inspect  the labels each thread's custom_labels_current_set shows right now\n"
          "sample   interrupt the on-CPU threads at --hz for --duration and show the share\n"
          "         of samples per label set (or per value of --by KEY), per thread\n"
          "check    validate an addon file or a running process against the ABI\n"
+         "\n"
+         "Known readers: each one's own lookup, as its code does it (their sources are\n"
+         "cited in src/reader/reader_lookups.cc), applied to the process:\n" +
+         readers +
+         "check <pid> --readers  will each of them see this process's labels, in this\n"
+         "                      mode, on this Node.js? If not: the step of its lookup\n"
+         "                      that fails, and what to do (--json: one JSON object)\n"
+         "inspect --json        adds \"readers\": what each of them sees on the thread\n"
+         "--as READER           the labels as that reader records them: parca (its\n"
+         "                      current set, then its Node walk; its limits) or abi-v1\n"
          "\n"
          "OpenTelemetry: next to the labels, each thread's otel_thread_ctx_v1 record\n"
          "(OTEP 4947: trace id, span id, flags, attributes) is read when the addon\n"

@@ -122,7 +122,9 @@ test('the tarball holds the prebuilt binaries and no test or build debris', () =
     for (const abi of [127, 137, 147]) expect(files).toContain(`prebuilds/linux-${arch}/customlabels-v8-abi${abi}.node`);
   }
   expect(files).toEqual(expect.arrayContaining(['package.json', 'README.md', 'lib/index.js', 'lib/index.mjs', 'types/index.d.ts', 'bin/customlabels.js', 'scripts/install.js', 'binding.gyp']));
-  const allowed = /^(package\.json|README\.md|LICENSE|binding\.gyp|bin\/[^/]+\.js|lib\/.+\.(js|mjs)|types\/.+\.d\.ts|scripts\/install\.js|src\/(core|binding|reader|v8)\/[^/]+\.(cc|h|map|gyp)|prebuilds\/linux-(x64|arm64)\/(customlabels\.node|customlabels-reader|customlabels-v8-abi\d+\.node))$/;
+  expect(files).toEqual(expect.arrayContaining(['LICENSE', 'scripts/build-v8.js', 'scripts/node-versions.js', 'src/v8/frame_access.cc']));
+  expect(packed.files.find((f) => f.path === 'LICENSE').size).toBeGreaterThan(10000); // Apache-2.0, whole
+  const allowed = /^(package\.json|README\.md|LICENSE|binding\.gyp|bin\/[^/]+\.js|lib\/.+\.(js|mjs)|types\/.+\.d\.ts|scripts\/(install|build-v8|node-versions)\.js|src\/(core|binding|reader|v8)\/[^/]+\.(cc|h|map|gyp)|prebuilds\/linux-(x64|arm64)\/(customlabels\.node|customlabels-reader|customlabels-v8-abi\d+\.node))$/;
   expect(files.filter((f) => !allowed.test(f))).toEqual([]);
   console.log(`packed ${files.length} files, ${(packed.size / 1024).toFixed(0)} KiB (unpacked ${(packed.unpackedSize / 1024).toFixed(0)} KiB)`);
 });
@@ -262,6 +264,86 @@ test.each([24, 26])('(e) on Node.js %i the prebuilt V8 unit loads from the tarba
     schema: 'nodejs_v1_dev',
     walk: { installed: 'yes', hooks: 'off' },
   });
+});
+
+// What a platform with no prebuilt binaries gets (musl, another
+// architecture), or a forced source build: the addon built from source and,
+// on Node.js 22+, the V8 unit for the Node.js doing the build, so hooks can
+// be off. npm, node-gyp and the install script run under that Node.js, with
+// its headers.
+test.each([24, 26])('(f) on Node.js %i a source build without prebuilt binaries builds the V8 unit too: no hooks, the walk finds the labels', async (major) => {
+  const { nodeDir } = require('../../scripts/node-versions');
+  const dir = nodeDir(major);
+  const app = await newApp(`source-${major}`);
+  let r = await npm(['install', '--ignore-scripts', '--no-audit', '--no-fund', tarball], { cwd: app, env: userEnv() });
+  expect(r.code).toBe(0);
+  fs.rmSync(path.join(installedDir(app), 'prebuilds'), { recursive: true });
+  const env = userEnv({ PATH: `${path.join(dir, 'bin')}:${process.env.PATH}`, CUSTOMLABELS_BUILD_FROM_SOURCE: '1', npm_config_nodedir: dir });
+  r = await npm(['rebuild', 'customlabels', '--foreground-scripts'], { cwd: app, env });
+  expect({ code: r.code, warnings: (r.stdout + r.stderr).split('\n').filter((l) => l.startsWith('customlabels:')) }).toEqual({ code: 0, warnings: [] });
+  const abi = execFileSync(path.join(dir, 'bin', 'node'), ['-p', 'process.versions.modules'], { encoding: 'utf8' }).trim();
+  const unit = path.join(installedDir(app), 'build', 'v8', `customlabels-v8-abi${abi}.node`);
+  expect(fs.existsSync(unit)).toBe(true);
+  const out = await run(
+    path.join(dir, 'bin', 'node'),
+    [
+      '-e',
+      `const cl = require('customlabels');
+       const b = require(cl.strategy().addon);
+       cl.withLabels({ built: 'here' }, () => {
+         const s = cl.strategy();
+         const w = b.walkNodeContext(b.testing.nodeDiscovery(), s.nodeLayout);
+         console.log(JSON.stringify({ addon: s.addon, hooks: s.hooks, nodeContext: s.nodeContext, reason: s.nodeContextReason, unit: s.v8Unit, walk: b.testing.labelsAtAddress(w.labelSet) }));
+       });`,
+    ],
+    { cwd: app, env: { CUSTOMLABELS_HOOKS: '0' } },
+  );
+  expect(out.stderr).toBe('');
+  expect(JSON.parse(out.stdout)).toEqual({
+    addon: path.join(installedDir(app), 'build', 'Release', 'customlabels.node'),
+    hooks: false,
+    nodeContext: 'published',
+    reason: null,
+    unit,
+    walk: { built: 'here' },
+  });
+});
+
+test('(g) a source build whose V8 unit cannot build still installs, and strategy() says why', async () => {
+  const { nodeDir } = require('../../scripts/node-versions');
+  const dir = nodeDir(26);
+  const app = await newApp('unit-fails');
+  let r = await npm(['install', '--ignore-scripts', '--no-audit', '--no-fund', tarball], { cwd: app, env: userEnv() });
+  expect(r.code).toBe(0);
+  fs.rmSync(path.join(installedDir(app), 'prebuilds'), { recursive: true });
+  // The unit's source is broken; the addon's is not.
+  fs.appendFileSync(path.join(installedDir(app), 'src', 'v8', 'frame_access.cc'), '\n#error this unit does not build\n');
+  const env = userEnv({ PATH: `${path.join(dir, 'bin')}:${process.env.PATH}`, CUSTOMLABELS_BUILD_FROM_SOURCE: '1', npm_config_nodedir: dir });
+  r = await npm(['rebuild', 'customlabels', '--foreground-scripts'], { cwd: app, env });
+  expect(r.code).toBe(0);
+  const warnings = (r.stdout + r.stderr).split('\n').filter((l) => l.startsWith('customlabels:'));
+  expect(warnings).toEqual([expect.stringMatching(/^customlabels: no V8 unit for Node\.js v26\.\d+\.\d+ \(labels switch through hooks\): the V8 unit for Node\.js 26\.\d+\.\d+ \(ABI \d+, x64\) did not build:/)]);
+  const out = await run(path.join(dir, 'bin', 'node'), ['-e', `const cl = require('customlabels'); cl.withLabels({ a: '1' }, () => { const s = cl.strategy(); console.log(JSON.stringify({ supported: cl.supported, hooks: s.hooks, nodeContext: s.nodeContext, reason: s.nodeContextReason })); });`], { cwd: app, env: { CUSTOMLABELS_HOOKS: '0' } });
+  const s = JSON.parse(out.stdout);
+  expect(s).toMatchObject({ supported: true, hooks: true, nodeContext: 'unavailable' });
+  expect(s.reason).toMatch(/customlabels-v8-abi\d+\.node is not prebuilt, and its build failed: the V8 unit for Node\.js 26/);
+});
+
+// npm passes its own settings to the prepack script (npm_config_pack_destination,
+// npm_config_dry_run, ...); the Node.js downloads the prebuild makes on a
+// machine with no .node-versions/ must land in their own folder anyway.
+test('npm pack --pack-destination DIR works where no Node.js was fetched yet', async () => {
+  const pkg = path.join(work, 'pack-destination');
+  const dest = path.join(work, 'pack-destination-out');
+  fs.mkdirSync(path.join(pkg, 'scripts'), { recursive: true });
+  fs.mkdirSync(dest);
+  fs.copyFileSync(path.join(root, 'scripts', 'node-versions.js'), path.join(pkg, 'scripts', 'node-versions.js'));
+  fs.writeFileSync(path.join(pkg, 'scripts', 'prepack.js'), "require('./node-versions').nodeDir('22');\n");
+  fs.writeFileSync(path.join(pkg, 'package.json'), JSON.stringify({ name: 'pack-destination', version: '1.0.0', files: ['scripts/'], scripts: { prepack: 'node scripts/prepack.js' } }));
+  const r = await npm(['pack', '--pack-destination', dest], { cwd: pkg, env: userEnv() });
+  expect({ code: r.code, stderr: r.stderr.split('\n').filter((l) => /ERR|tar/.test(l)) }).toEqual({ code: 0, stderr: [] });
+  expect(fs.existsSync(path.join(pkg, '.node-versions', '22', 'bin', 'node'))).toBe(true);
+  expect(fs.readdirSync(dest)).toEqual(['pack-destination-1.0.0.tgz']);
 });
 
 describe.each(['x64', 'arm64'])('the prebuilt binaries for linux-%s', (arch) => {

@@ -164,3 +164,46 @@ test("the README's reader table is the one these runs produce", () => {
   expect(readme.includes(README_BEGIN)).toBe(true);
   expect(replaceTable(fs.readFileSync(readmePath, 'utf8'), table)).toBe(fs.readFileSync(readmePath, 'utf8'));
 });
+
+describe('sample --as parca: where the CPU went, as the Parca agent sees it', () => {
+  // Tenants spinning 1:2:3 hook-free (test/js/fixtures/tenants.js), sampled
+  // as this reader sees them and as Parca's lookup sees them.
+  async function sampleBoth(version) {
+    const node = path.join(nodeDir(version), 'bin', 'node');
+    const child = spawn(node, [path.join(root, 'test', 'js', 'fixtures', 'tenants.js')], {
+      cwd: root,
+      env: { ...process.env, CUSTOMLABELS_HOOKS: '0' },
+      stdio: ['pipe', 'pipe', 'inherit'],
+    });
+    try {
+      await new Promise((r) => setTimeout(r, 500));
+      const labelled = (stdout) => {
+        const rows = stdout.trim().split('\n').map((l) => JSON.parse(l)).filter((r) => r.tid === child.pid);
+        const total = rows.reduce((n, r) => n + r.samples, 0);
+        return { total, labelled: rows.filter((r) => r.value !== null).reduce((n, r) => n + r.samples, 0) / total };
+      };
+      const ours = await reader(['sample', String(child.pid), '--duration', '1.5s', '--by', 'tenant', '--json']);
+      const parca = await reader(['sample', String(child.pid), '--duration', '1.5s', '--by', 'tenant', '--json', '--as', 'parca']);
+      expect({ ours: ours.code, parca: parca.code }).toEqual({ ours: 0, parca: 0 });
+      return { ours: labelled(ours.stdout), parca: labelled(parca.stdout) };
+    } finally {
+      child.stdin.end();
+      await new Promise((r) => (child.exitCode !== null ? r() : child.once('exit', r)));
+    }
+  }
+
+  test('Node 24.10, hooks off: Parca sees the tenants as this reader does', async () => {
+    const { ours, parca } = await sampleBoth('24.10.0');
+    expect(ours.total).toBeGreaterThan(50);
+    expect(ours.labelled).toBeGreaterThan(0.8);
+    expect(parca.labelled).toBeGreaterThan(0.8);
+  }, 30000);
+
+  test('Node 24 newest, hooks off: Parca sees no tenant at all, though this reader does', async () => {
+    const { ours, parca } = await sampleBoth('24');
+    expect(ours.total).toBeGreaterThan(50);
+    expect(ours.labelled).toBeGreaterThan(0.8);
+    expect(parca.total).toBeGreaterThan(50);
+    expect(parca.labelled).toBe(0);
+  }, 30000);
+});

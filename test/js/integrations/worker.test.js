@@ -90,6 +90,16 @@ describe('the envelope', () => {
     expect(() => worker.runWithTaskLabels({ __customlabels: { k: {} } }, () => {})).toThrow(
       expect.objectContaining({ code: 'ERR_CUSTOMLABELS_INVALID_VALUE' }),
     );
+    // parentPort on the main thread is null: said so, not "cannot read properties of null".
+    const { parentPort } = require('node:worker_threads');
+    expect(() => worker.onMessage(parentPort, () => {})).toThrow(
+      expect.objectContaining({
+        code: 'ERR_CUSTOMLABELS_INVALID_PORT',
+        message: 'Expected a Worker or MessagePort (an object with on(); parentPort is null outside a worker) for port but received null of type null',
+      }),
+    );
+    expect(() => worker.postMessage({}, { a: 1 })).toThrow(expect.objectContaining({ code: 'ERR_CUSTOMLABELS_INVALID_PORT' }));
+    expect(() => worker.onMessage(new (require('node:events'))(), 'nope')).toThrow(expect.objectContaining({ code: 'ERR_CUSTOMLABELS_INVALID_CALLBACK' }));
   });
 });
 
