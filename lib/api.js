@@ -84,9 +84,7 @@ function createApi(binding, info = {}) {
     writer.useMaker(makeSet);
     let trace = null;
     if (records) {
-      trace = new TraceContext(TRACE_SET);
-      trace.traceId[15] = 1;
-      trace.spanId[7] = 1;
+      trace = TraceContext.fromHex(`${'0'.repeat(31)}1`, `${'0'.repeat(15)}1`, 0);
     }
     const updates = reader.read(records ? {} : { 'customlabels.probe': '1' });
     try {

@@ -53,8 +53,9 @@ class Encoder {
     this.u8[RECORDS_OFFSET] = this.records ? 1 : 0;
   }
 
-  // `trace`: null (the parent's trace ids) or a TraceContext (lib/trace-ids.js)
-  // whose ids the new set carries (TRACE_CLEAR: none).
+  // `trace`: null (the parent's trace ids) or a TraceContext
+  // (lib/trace-context.js) whose ids the new set carries (TRACE_CLEAR: none),
+  // written from their hex digits.
   encode(updates, trace = null) {
     const n = updates.count;
     while (this.tryEncode(updates.keys, updates.values, n) < 0) {
@@ -66,8 +67,8 @@ class Encoder {
     } else {
       u8[TRACE_OP_OFFSET] = trace.op;
       if (trace.op === TRACE_SET) {
-        u8.set(trace.traceId, TRACE_ID_OFFSET);
-        u8.set(trace.spanId, SPAN_ID_OFFSET);
+        this.buffer.write(trace.traceId, TRACE_ID_OFFSET, 16, 'hex');
+        this.buffer.write(trace.spanId, SPAN_ID_OFFSET, 8, 'hex');
         u8[TRACE_FLAGS_OFFSET] = trace.flags;
       }
     }

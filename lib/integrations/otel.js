@@ -29,24 +29,16 @@ const ID_LABELS = ['trace_id', 'span_id', 'local_root_span_id'];
 const DEFAULT_IDS = ['trace_id', 'span_id'];
 
 // What @opentelemetry/api's isSpanContextValid accepts: 32 and 16 hex
-// digits (either case; labels are lowercase, as the W3C Trace Context
-// writes them), not all zero.
-const TRACE_ID = /^[0-9a-f]{32}$/i;
-const SPAN_ID = /^[0-9a-f]{16}$/i;
+// digits (either case, checked by TraceContext.fromHex; labels are
+// lowercase, as the W3C Trace Context writes them), not all zero.
 const ZERO_TRACE = '0'.repeat(32);
 const ZERO_SPAN = '0'.repeat(16);
 
-function validSpanContext(sc) {
-  return (
-    sc !== null &&
-    typeof sc === 'object' &&
-    typeof sc.traceId === 'string' &&
-    typeof sc.spanId === 'string' &&
-    TRACE_ID.test(sc.traceId) &&
-    SPAN_ID.test(sc.spanId) &&
-    sc.traceId !== ZERO_TRACE &&
-    sc.spanId !== ZERO_SPAN
-  );
+// Its ids for the record: a TraceContext, or null where the span context
+// is not valid (TraceContext.fromHex checks the hex digits once).
+function traceOf(sc) {
+  if (sc === null || typeof sc !== 'object' || sc.traceId === ZERO_TRACE || sc.spanId === ZERO_SPAN) return null;
+  return TraceContext.fromHex(sc.traceId, sc.spanId, sc.traceFlags ?? 0);
 }
 
 // spanLabels threw or returned what is not labels: the span is published
@@ -135,7 +127,8 @@ class CustomLabelsContextManager {
     const manager = this;
     inner.with = function withLabelledContext(context, fn, thisArg, ...args) {
       const scope = manager._scopeOf(context);
-      const run = () => innerWith.call(this, context, fn, thisArg, ...args);
+      const self = this;
+      const run = args.length === 0 ? () => innerWith.call(self, context, fn, thisArg) : () => innerWith.call(self, context, fn, thisArg, ...args);
       return withTraceContext(scope.trace, scope.labels, run);
     };
     if (typeof inner.attach === 'function') {
@@ -206,7 +199,8 @@ class CustomLabelsContextManager {
   // (a spanLabels that activates the span itself then finds it).
   _newScope(span) {
     const sc = span.spanContext();
-    if (!validSpanContext(sc)) return new SpanScope(span, TraceContext.CLEAR, this._removals, undefined, false);
+    const trace = traceOf(sc);
+    if (trace === null) return new SpanScope(span, TraceContext.CLEAR, this._removals, undefined, false);
     const traceId = sc.traceId.toLowerCase();
     const spanId = sc.spanId.toLowerCase();
     const labels = {};
@@ -214,7 +208,7 @@ class CustomLabelsContextManager {
     if (this._ids.span) labels.span_id = spanId;
     const root = this._ids.root ? this._localRoot(span, spanId) : undefined;
     if (root !== undefined) labels.local_root_span_id = root;
-    return new SpanScope(span, TraceContext.fromHex(traceId, spanId, sc.traceFlags ?? 0), labels, root, this._spanLabels !== undefined);
+    return new SpanScope(span, trace, labels, root, this._spanLabels !== undefined);
   }
 
   _addSpanLabels(span, scope) {

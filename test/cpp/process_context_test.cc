@@ -1,5 +1,5 @@
 // The OTEP 4719 process context: the payload decoded by protoc against the
-// OpenTelemetry proto definitions (test/proto), the mapping read by the
+// OpenTelemetry proto shapes (test/proto/process_context.proto), the mapping read by the
 // OTEP's reading protocol, and the key map's publication.
 #include "core/process_context.h"
 
@@ -49,7 +49,7 @@ std::string ProtocDecode(const std::string& payload) {
   const std::string out =
       Run("protoc --proto_path=" + root +
           " --decode=opentelemetry.proto.processcontext.v1development.ProcessContext"
-          " opentelemetry/proto/processcontext/v1development/process_context.proto < " +
+          " process_context.proto < " +
           path + " 2>&1");
   unlink(path);
   return out;

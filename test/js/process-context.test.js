@@ -4,7 +4,7 @@
 // OTEP's reading protocol implemented here on its own (/proc/<pid>/maps for
 // the OTEL_CTX mapping, /proc/<pid>/mem for the header and payload, the
 // timestamp read before and after) and decoded by protoc with the
-// OpenTelemetry proto definitions (test/proto): no code of the addon or of
+// OpenTelemetry proto shapes (test/proto/process_context.proto): no code of the addon or of
 // the reader is involved on the reading side.
 
 const { spawn, execFileSync } = require('node:child_process');
@@ -93,7 +93,7 @@ function protocDecode(payload) {
     [
       `--proto_path=${path.join(root, 'test', 'proto')}`,
       '--decode=opentelemetry.proto.processcontext.v1development.ProcessContext',
-      'opentelemetry/proto/processcontext/v1development/process_context.proto',
+      'process_context.proto',
     ],
     { input: payload, encoding: 'utf8' },
   );
