@@ -263,10 +263,10 @@ ThreadRead ReadThreadFrom(const AbiTarget& t, uint64_t thread_pointer, const Mem
     r.parca = ReadParcaThread(*plan->parca, t.machine, thread_pointer, walk);
     plan->budget.reads_left -= std::min(walk.reads(), plan->budget.reads_left);
     if (walk.refused()) r.parca->walk = "skipped: the reader's budget of reads is spent";
+    // Its set is mostly the one read already (the current set, or the
+    // walk's); another is decoded while the thread is still held.
     const uint64_t set = r.parca->set;
     if (set == r.set.address && r.set.ok()) {
-      r.parca_set = r.set;
-    } else if (set == r.walk_set && set != 0 && r.via == "node-walk") {
       r.parca_set = r.set;
     } else if (set != 0) {
       r.parca_set = DecodeLabelSet(held, set, limits);
