@@ -71,4 +71,40 @@ function testIf(condition, reason) {
   };
 }
 
-module.exports = { root, addonPath, readerPath, tick, sleep, runNode, CAP, hasCapability, testIf };
+// `inspect --json` output without the two fields every thread line also
+// carries: "readers" (what each known reader sees; test/readers checks it)
+// and "held" (what holding the thread took). For tests about the rest of a
+// line, compared as text, so the fields are cut out of the text (a parse
+// would round numbers past 2^53); a line without both is an error.
+function inspectBody(stdout) {
+  return stdout
+    .split('\n')
+    .map((line) => {
+      if (line === '') return line;
+      const at = line.indexOf(',"readers":{');
+      if (at < 0) throw new Error(`an inspect --json line without "readers": ${line}`);
+      // The end of the object: its braces, outside strings.
+      let depth = 0;
+      let end = at + ',"readers":'.length;
+      for (let inString = false; end < line.length; end++) {
+        const c = line[end];
+        if (inString) {
+          if (c === '\\') end++;
+          else if (c === '"') inString = false;
+        } else if (c === '"') {
+          inString = true;
+        } else if (c === '{') {
+          depth++;
+        } else if (c === '}' && --depth === 0) {
+          break;
+        }
+      }
+      const rest = line.slice(0, at) + line.slice(end + 1);
+      const held = /,"held":\{"reads":\d+,"us":\d+\}/;
+      if (!held.test(rest)) throw new Error(`an inspect --json line without "held": ${line}`);
+      return rest.replace(held, '');
+    })
+    .join('\n');
+}
+
+module.exports = { root, addonPath, readerPath, tick, sleep, runNode, CAP, hasCapability, testIf, inspectBody };

@@ -11,7 +11,7 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const readline = require('node:readline');
-const { root, readerPath } = require('./helpers');
+const { root, readerPath, inspectBody } = require('./helpers');
 
 const targets = path.join(root, 'test', 'targets');
 const MiB = 1024 * 1024;
@@ -237,7 +237,7 @@ describe('a target that publishes every malformed shape', () => {
     expect(r.exit).toBe(0);
     expect(r.wall_ms).toBeLessThan(WALL_LIMIT_MS);
     expect(r.maxrss_kb).toBeLessThan(RSS_LIMIT_KB);
-    const lines = r.stdout.trim().split('\n');
+    const lines = inspectBody(r.stdout).trim().split('\n');
     const byTid = new Map(lines.map((l) => [JSON.parse(l).tid, l]));
     // Every thread is there, bad ones included.
     expect([...byTid.keys()].sort((a, b) => a - b)).toEqual(threadsOf(child.pid));
@@ -309,7 +309,10 @@ describe('a target that publishes every malformed shape', () => {
     const cases = [
       [['inspect', pid, '--hz', '99'], '--hz is an option of sample, not of inspect'],
       [['inspect', pid, '--duration', '1s'], '--duration is an option of sample, not of inspect'],
-      [['check', pid, '--json'], '--json is an option of inspect and sample, not of check'],
+      [['check', pid, '--json'], 'check --json goes with --readers'],
+      [['check', pid, '--as', 'parca'], '--as is an option of inspect and sample, not of check'],
+      [['inspect', pid, '--readers'], '--readers is an option of check, not of inspect'],
+      [['inspect', pid, '--as', 'nobody'], '--as takes parca or abi-v1 (what the OpenTelemetry readers see is the otel part)'],
       [['inspect', pid, '--max-labels', '0'], '--max-labels takes 1 to 1048576'],
       [['sample', pid, '--max-value-bytes', '2G'], '--max-value-bytes takes 0 to 1G bytes (K, M, G: powers of 1024)'],
       [['inspect', pid, '--max-key-bytes', 'lots'], '--max-key-bytes takes 1 to 1G bytes (K, M, G: powers of 1024)'],

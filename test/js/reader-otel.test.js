@@ -13,7 +13,7 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const readline = require('node:readline');
-const { root, readerPath } = require('./helpers');
+const { root, readerPath, inspectBody } = require('./helpers');
 
 const targets = path.join(root, 'test', 'targets');
 let dir;
@@ -206,6 +206,7 @@ describe('a process that publishes both contexts', () => {
     const { child, shapes, context } = w;
     expectMemfd(child.pid, context);
     const r = await runReader(['inspect', String(child.pid), '--json']);
+    r.stdout = inspectBody(r.stdout);
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     const lines = r.stdout.trim().split('\n');
@@ -247,6 +248,7 @@ describe('a process that publishes both contexts', () => {
     const { child, shapes, context } = w;
     const shape = shapes.get('traced');
     const r = await runReader(['inspect', String(child.pid), '--tid', String(shape.tid), '--json']);
+    r.stdout = inspectBody(r.stdout);
     expect(r.code).toBe(0);
     expect(r.stdout).toBe(`${jsonLine(shape.tid, 'traced', shape, expectations(shapes).traced, contextJson(child.pid, context))}\n`);
   }, 60000);
@@ -311,6 +313,7 @@ describe('malformed process contexts', () => {
         expect(check.stdout.split('\n').filter((l) => l.startsWith('  FAIL'))).toEqual([`  FAIL ${fail}`]);
         expect(check.stdout.trim().split('\n').at(-1)).toBe('problems found');
         const r = await runReader(['inspect', String(child.pid), '--json']);
+        r.stdout = inspectBody(r.stdout);
         expect(r.code).toBe(0);
         const [first, ...threads] = r.stdout.trim().split('\n');
         if (c.problems) {
@@ -335,6 +338,7 @@ describe('malformed process contexts', () => {
         '  FAIL a process context mapping (/memfd:OTEL_CTX, [anon_shmem:OTEL_CTX] or [anon:OTEL_CTX]): none, so thread attributes have no keys',
       ]);
       const r = await runReader(['inspect', String(child.pid), '--json']);
+      r.stdout = inspectBody(r.stdout);
       expect(r.code).toBe(0);
       const byTid = new Map(r.stdout.trim().split('\n').map((l) => [JSON.parse(l).tid, l]));
       expect([...byTid.keys()].sort((a, b) => a - b)).toEqual(threadsOf(child.pid));
@@ -352,6 +356,7 @@ describe('an addon from before the thread context (no otel_thread_ctx_v1)', () =
   test('inspect omits the otel parts; check notes it as information and passes', () =>
     withWriter(['--context', 'none'], async ({ child, shapes }) => {
       const r = await runReader(['inspect', String(child.pid), '--json']);
+      r.stdout = inspectBody(r.stdout);
       expect(r.code).toBe(0);
       const lines = r.stdout.trim().split('\n');
       expect(lines).toHaveLength(threadsOf(child.pid).length);
@@ -374,6 +379,7 @@ describe('an addon from before the thread context (no otel_thread_ctx_v1)', () =
   test('a process context without the thread context is still shown and checked', () =>
     withWriter([], async ({ child, context }) => {
       const r = await runReader(['inspect', String(child.pid), '--json']);
+      r.stdout = inspectBody(r.stdout);
       expect(r.stdout.split('\n')[0]).toBe(mainLine(child.pid, contextJson(child.pid, context)));
       const check = await runReader(['check', String(child.pid)]);
       expect(check.code).toBe(0);
@@ -387,6 +393,7 @@ describe('a process context updated while it is read', () => {
       const seen = { a: 0, b: 0, retried: 0 };
       for (let i = 0; i < 30; i++) {
         const r = await runReader(['inspect', String(child.pid), '--tid', String(child.pid), '--json']);
+        r.stdout = inspectBody(r.stdout);
         expect(r.code).toBe(0);
         const { process_context: c } = JSON.parse(r.stdout);
         expect(c.error).toBeUndefined();
