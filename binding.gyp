@@ -27,6 +27,7 @@
             # array switches both, lib/publisher.js).
             "src/core/node_context.cc",
             "src/binding/addon.cc",
+            "src/binding/idle_clear.cc",
             "src/binding/libstdcxx_compat.cc"
           ],
           "defines": [

@@ -4,9 +4,16 @@
 //   none    no instrumentation
 //   loaded  customlabels required but never used (must cost nothing)
 //   als     an AsyncLocalStorage.run per request/scope (the baseline)
-//   floor   als plus *empty* hooks of the kinds customlabels installs, so
-//           the table shows which part of the cost is customlabels' own
+//   floor   als plus *empty* hooks of the kinds customlabels settles on
+//           (lib/switcher.js: 'frame-before' on Node.js 24+), so the table
+//           shows which part of the cost is customlabels' own
+//   floor-init  the same for the kinds of 'resource-init+promise-hooks'
+//           (every resource's init, before and after, promise before and
+//           after): what the switch cost before issue #25
 //   labels  customlabels.withLabels
+//   labels-init  the same with the switch of before issue #25
+//           (CUSTOMLABELS_SWITCH=resource-init: every resource's init,
+//           before and after; promise before and after)
 //   labels-plain  withLabels with hooks and without the V8 unit
 //           (CUSTOMLABELS_NODE_CONTEXT=0): label sets are plain objects, not
 //           wrappers, as before issue #17
@@ -20,12 +27,17 @@
 const { AsyncLocalStorage, createHook } = require('node:async_hooks');
 const v8 = require('node:v8');
 
-function floorHooks() {
+// Empty hooks of the kinds of `strategy` (lib/switcher.js): 'settled' (the
+// one customlabels ends up with here) or 'resource-init+promise-hooks'.
+function floorHooks(strategy = 'settled') {
   const { probe } = require('../lib/switcher');
   const mode = probe();
   const noop = () => {};
   if (mode.storeVisibleInBefore) {
     createHook({ before: noop, after: noop }).enable();
+  } else if (strategy === 'settled' && mode.frameSymbol !== null && !mode.asyncHooksTrackPromises) {
+    createHook({ before: noop, after: noop, trackPromises: false }).enable();
+    v8.promiseHooks.onBefore(noop);
   } else {
     createHook({ init: noop, before: noop, after: noop, trackPromises: false }).enable();
     if (!mode.asyncHooksTrackPromises) v8.promiseHooks.createHook({ before: noop, after: noop });
@@ -43,20 +55,26 @@ function createMode(name) {
       const als = new AsyncLocalStorage();
       return { run: (labels, fn) => als.run(labels, fn) };
     }
-    case 'floor': {
+    case 'floor':
+    case 'floor-init': {
       const als = new AsyncLocalStorage();
       let hooked = false;
       return {
         run: (labels, fn) => {
           if (!hooked) {
             hooked = true;
-            floorHooks();
+            floorHooks(name === 'floor' ? 'settled' : 'resource-init+promise-hooks');
           }
           return als.run(labels, fn);
         },
       };
     }
     case 'labels': {
+      const { withLabels } = require('..');
+      return { run: withLabels };
+    }
+    case 'labels-init': {
+      process.env.CUSTOMLABELS_SWITCH = 'resource-init';
       const { withLabels } = require('..');
       return { run: withLabels };
     }

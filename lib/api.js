@@ -67,7 +67,7 @@ function createApi(binding, info = {}) {
   const records = typeof binding.threadContextSlot === 'function' && threadContextWanted(process.env);
   const als = new AsyncLocalStorage();
   const publisher = createPublisher(binding, records);
-  const switcher = createSwitcher(als, publisher);
+  const switcher = createSwitcher(als, publisher, binding);
   const reader = new LabelReader();
   const frozen = new FrozenCache();
   const interned = new InternTable();
@@ -151,7 +151,7 @@ function createApi(binding, info = {}) {
   function runWith(next, fn) {
     if ((mode ?? decide()).hooks === false) return als.run(storeOf(next), fn);
     switcher.enable();
-    const prev = publisher.current;
+    const prev = publisher.installed();
     publisher.install(next);
     try {
       return als.run(storeOf(next), fn);
@@ -220,7 +220,7 @@ function createApi(binding, info = {}) {
       return () => als.enterWith(store);
     }
     switcher.enable();
-    const prev = publisher.current;
+    const prev = publisher.installed();
     als.enterWith(storeOf(next));
     publisher.install(next);
     return () => {

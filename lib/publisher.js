@@ -29,13 +29,21 @@ function slotViews(binding, records) {
   return { set: new BigUint64Array(set), record: new BigUint64Array(record), recordIndex: 0 };
 }
 
+// `current` is the set last installed from JS, kept reachable while it is
+// installed; installed() is the same, or null where the addon has cleared
+// the slot since (binding.clearWhenIdle(): a thread idle in its event loop),
+// read as two 32-bit halves of the slot (no BigInt made).
 function createPublisher(binding, records = false) {
   const views = slotViews(binding, records);
   if (views !== null && views.record === null) {
     const slot = views.set;
+    const halves = new Uint32Array(slot.buffer, slot.byteOffset, 2);
     return {
       current: null,
       viaTypedArray: true,
+      installed() {
+        return (halves[0] | halves[1]) === 0 ? null : this.current;
+      },
       install(set) {
         this.current = set;
         slot[0] = set === null ? 0n : set.address;
@@ -45,9 +53,13 @@ function createPublisher(binding, records = false) {
   if (views !== null) {
     // One array for both when the slots are adjacent (recordIndex 1).
     const { set: slot, record: recordSlot, recordIndex } = views;
+    const halves = new Uint32Array(slot.buffer, slot.byteOffset, 2);
     return {
       current: null,
       viaTypedArray: true,
+      installed() {
+        return (halves[0] | halves[1]) === 0 ? null : this.current;
+      },
       install(set) {
         this.current = set;
         if (set === null) {
@@ -65,6 +77,9 @@ function createPublisher(binding, records = false) {
   return {
     current: null,
     viaTypedArray: false,
+    installed() {
+      return this.current;
+    },
     install(set) {
       this.current = set;
       if (set === null) binding.setCurrent(null, 0);

@@ -9,28 +9,45 @@
 // - AsyncLocalStorage on async_hooks (Node 18-22 by default): the
 //   continuation's resource is pushed before `before` hooks run, so a
 //   `before` hook reads the right store for every kind of resource,
-//   promises included.
-// - AsyncLocalStorage on AsyncContextFrame (Node 24+): V8 switches the frame
-//   before PromiseHook `before` for promise reactions, but Node switches it
-//   only *after* async_hooks `before` for other resources
-//   (AsyncResource.runInAsyncScope, native callbacks). For those, the store
-//   is recorded on the resource in `init` (which runs in the creating
-//   context) and read back in `before`; promises are switched by a
-//   v8.promiseHooks `before` hook reading the store, unless async_hooks
-//   cannot leave promises out, in which case their `init` records it too.
+//   promises included ('async-hooks').
+// - AsyncLocalStorage on AsyncContextFrame (Node 24+, 22 with its flag): V8
+//   switches the frame before PromiseHook `before` for promise reactions,
+//   and Node switches it before async_hooks `before` for its timers,
+//   immediates, ticks and native callbacks, but only *after* it for an
+//   AsyncResource (runInAsyncScope, bound functions, EventEmitterAsyncResource),
+//   which keeps its frame on itself. Until an asynchronous probe has seen
+//   this on the running Node.js, the store is recorded on every resource in
+//   `init` and read back in `before` ('resource-init+promise-hooks'); once
+//   it has, the switch is 'frame-before': no `init` hook, promises switched
+//   by a `before` hook alone, other resources by `before` (an AsyncResource
+//   read through its frame) and `after`.
 //
-// Which case applies is found by a synchronous probe, not by version.
-// Every `before` pushes what was current and the matching `after` restores
-// it, so a nested scope (runInAsyncScope inside a labelled scope) gives the
-// caller its labels back and an unlabelled continuation shows NULL.
+// Every `before` of a non-promise resource pushes what was installed and
+// the matching `after` restores it, so a nested scope (runInAsyncScope
+// inside a labelled scope) gives the caller its labels back. Promise
+// reactions never nest (V8 runs them only from an empty stack), so in
+// 'frame-before' they have no `after`: the labels of the last one stay
+// installed until the next switch, or until the thread's event loop is about
+// to wait for I/O, when the addon clears them (binding.clearWhenIdle(), a
+// libuv prepare handle): a thread idle in the event loop shows no labels.
+// The README's "How it works" lists where a sample can so see the previous
+// continuation's labels, and for how long.
+//
+// Which case applies is found by probes, not by version.
 
 const asyncHooks = require('node:async_hooks');
+const fs = require('node:fs');
 const v8 = require('node:v8');
 
 const { AsyncLocalStorage, AsyncResource, createHook, executionAsyncResource } = asyncHooks;
 
 function noop() {}
 
+// Synchronous, at the first scope: whether `before` sees the store of an
+// AsyncResource's creator (AsyncLocalStorage on async_hooks), whether
+// async_hooks can leave promises out, and where an AsyncResource keeps its
+// frame (the own symbol whose value maps the storage to the store), if it
+// keeps one.
 function probe() {
   const storage = new AsyncLocalStorage();
   const token = {};
@@ -46,6 +63,7 @@ function probe() {
     trackPromises: false,
   });
   hook.enable();
+  let frameSymbol = null;
   try {
     let resource;
     storage.run(token, () => {
@@ -53,6 +71,14 @@ function probe() {
     });
     resource.runInAsyncScope(noop);
     Promise.resolve(); // creating a promise runs PromiseHook init, if tracked
+    // Node's AsyncContextFrame is a Map of its own realm's making (not
+    // `instanceof Map` here): it is known by what it maps.
+    for (const symbol of Object.getOwnPropertySymbols(resource)) {
+      const value = resource[symbol];
+      if (value !== null && typeof value === 'object' && typeof value.get === 'function' && value.get(storage) === token) {
+        frameSymbol = symbol;
+      }
+    }
   } finally {
     hook.disable();
     storage.disable();
@@ -60,14 +86,55 @@ function probe() {
   return {
     storeVisibleInBefore: seen === token,
     asyncHooksTrackPromises: promiseInit,
+    frameSymbol,
   };
 }
 
-// `publisher` has `current` (the installed set or null) and install(set).
-// Nothing is probed or hooked before the first enable(): a loaded but unused
-// module must cost nothing (the probe's getStore() alone would make Node pass
-// the resource of every native callback to JS from then on).
-function createSwitcher(als, publisher) {
+// Asynchronous, once, where the store is not visible in `before` for an
+// AsyncResource: whether it is for everything else that calls back (a
+// promise reaction, an immediate, a timer, a tick, a native callback);
+// calls `done(true)` if every one saw it, `done(false)` otherwise.
+function probeCallbacks(done) {
+  const storage = new AsyncLocalStorage();
+  const token = {};
+  let inBefore;
+  const hook = createHook({
+    before() {
+      inBefore = storage.getStore();
+    },
+  });
+  const promiseHook = v8.promiseHooks.onBefore(() => {
+    inBefore = storage.getStore();
+  });
+  const kinds = ['promise', 'immediate', 'timer', 'tick', 'native'];
+  const seen = new Set();
+  let failed = false;
+  const check = (kind) => {
+    if (inBefore !== token) failed = true;
+    seen.add(kind);
+    if (seen.size < kinds.length) return;
+    hook.disable();
+    promiseHook();
+    storage.disable();
+    done(!failed);
+  };
+  hook.enable();
+  storage.run(token, () => {
+    Promise.resolve().then(() => check('promise'));
+    setImmediate(() => check('immediate'));
+    setTimeout(() => check('timer'), 0).unref();
+    process.nextTick(() => check('tick'));
+    fs.stat(__filename, () => check('native'));
+  });
+}
+
+// `publisher` has `current` (the installed set or null), installed() (the
+// same, or null where the addon cleared the slot since) and install(set).
+// `binding` may offer clearWhenIdle(). Nothing is probed or hooked before the
+// first enable(): a loaded but unused module must cost nothing (the probe's
+// getStore() alone would make Node pass the resource of every native
+// callback to JS from then on).
+function createSwitcher(als, publisher, binding) {
   const stack = [];
 
   function restore() {
@@ -76,7 +143,12 @@ function createSwitcher(als, publisher) {
   }
 
   function switchToStore() {
-    stack.push(publisher.current);
+    stack.push(publisher.installed());
+    const set = als.getStore();
+    publisher.install(set === undefined ? null : set);
+  }
+
+  function switchPromise() {
     const set = als.getStore();
     publisher.install(set === undefined ? null : set);
   }
@@ -84,9 +156,29 @@ function createSwitcher(als, publisher) {
   let mode = null;
   let hook = null;
   let promiseHooks = null;
+  let stopPromiseHooks = null;
+
+  // 'frame-before': the store of the resource about to call back; an
+  // AsyncResource's through its own frame (Node switches to it after
+  // `before`), anything else's is the current one.
+  function frameBefore(frameSymbol) {
+    return function before() {
+      stack.push(publisher.installed());
+      const resource = executionAsyncResource();
+      let set;
+      if (resource instanceof AsyncResource) {
+        const frame = resource[frameSymbol];
+        set = frame === undefined ? undefined : frame.get(als);
+      } else {
+        set = als.getStore();
+      }
+      publisher.install(set === undefined ? null : set);
+    };
+  }
 
   function setup() {
     const found = probe();
+    const { frameSymbol, ...shown } = found;
     if (found.storeVisibleInBefore) {
       hook = createHook({ before: switchToStore, after: restore });
     } else {
@@ -103,7 +195,7 @@ function createSwitcher(als, publisher) {
           }
         },
         before() {
-          stack.push(publisher.current);
+          stack.push(publisher.installed());
           const set = executionAsyncResource()[kLabels];
           publisher.install(set === undefined ? null : set);
         },
@@ -114,21 +206,51 @@ function createSwitcher(als, publisher) {
         promiseHooks = { before: switchToStore, after: restore };
       }
     }
-    mode = Object.freeze({
-      ...found,
+    mode = {
+      ...shown,
       strategy: found.storeVisibleInBefore
         ? 'async-hooks'
         : promiseHooks !== null
           ? 'resource-init+promise-hooks'
           : 'resource-init',
-    });
+      clearsWhenIdle: false,
+    };
+    // The cheaper switch needs all of: the frame of an AsyncResource, v8's
+    // promise hooks, a slot the addon can clear behind JS (typed-array
+    // publishing), the addon's idle clear, and the probe of every other
+    // kind of callback.
+    if (
+      frameSymbol !== null &&
+      promiseHooks !== null &&
+      publisher.viaTypedArray &&
+      typeof binding?.clearWhenIdle === 'function' &&
+      process.env.CUSTOMLABELS_SWITCH !== 'resource-init'
+    ) {
+      mode.upgrade = { frameSymbol };
+    }
+  }
+
+  // Runs from a promise reaction (no callback's `before` is open, so the
+  // stack is empty), after probeCallbacks saw every kind of callback.
+  function upgrade({ frameSymbol }) {
+    if (!binding.clearWhenIdle()) return;
+    hook.disable();
+    stopPromiseHooks();
+    // The old promise hooks' `after` of this very reaction will not run.
+    stack.length = 0;
+    hook = createHook({ before: frameBefore(frameSymbol), after: restore, trackPromises: false });
+    hook.enable();
+    stopPromiseHooks = v8.promiseHooks.onBefore(switchPromise);
+    mode.strategy = 'frame-before';
+    mode.clearsWhenIdle = true;
   }
 
   let enabled = false;
   return {
     get mode() {
       if (mode === null) setup();
-      return mode;
+      const { upgrade: pending, ...shown } = mode;
+      return Object.freeze({ ...shown });
     },
     get enabled() {
       return enabled;
@@ -138,7 +260,14 @@ function createSwitcher(als, publisher) {
       if (mode === null) setup();
       enabled = true;
       hook.enable();
-      if (promiseHooks !== null) v8.promiseHooks.createHook(promiseHooks);
+      if (promiseHooks !== null) stopPromiseHooks = v8.promiseHooks.createHook(promiseHooks);
+      if (mode.upgrade !== undefined) {
+        const pending = mode.upgrade;
+        delete mode.upgrade;
+        probeCallbacks((ok) => {
+          if (ok) Promise.resolve(pending).then(upgrade);
+        });
+      }
     },
   };
 }

@@ -73,6 +73,7 @@ Addon::Addon(Napi::Env env, Napi::Object exports) {
                            InstanceMethod("clearNodeContext", &Addon::ClearNodeContext),
                            InstanceMethod("walkNodeContext", &Addon::WalkNodeContext),
                            InstanceMethod("useNodeSchema", &Addon::UseNodeSchema),
+                           InstanceMethod("clearWhenIdle", &Addon::ClearWhenIdle),
                            InstanceMethod("hooksDefault", &Addon::HooksDefault),
                            InstanceMethod("setHooksDefault", &Addon::SetHooksDefault),
                            InstanceValue("protocolVersion",
@@ -111,6 +112,11 @@ Napi::Value Addon::Build(const Napi::CallbackInfo& info) {
   const char* message = core::GetNativeBuilder()->describe(static_cast<int>(status), &type_error);
   if (type_error) throw Napi::TypeError::New(env, message);
   throw Napi::RangeError::New(env, message);
+}
+
+Napi::Value Addon::ClearWhenIdle(const Napi::CallbackInfo& info) {
+  if (!idle_clear_) idle_clear_ = IdleClear::Start(env_) != nullptr;
+  return Napi::Boolean::New(info.Env(), idle_clear_);
 }
 
 Napi::Value Addon::NativeBuilder(const Napi::CallbackInfo& info) {

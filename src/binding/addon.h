@@ -7,6 +7,7 @@
 
 #include "../core/process_context.h"
 #include "../core/scratch_build.h"
+#include "idle_clear.h"
 
 namespace customlabels::binding {
 
@@ -62,6 +63,10 @@ class Addon final : public Napi::Addon<Addon> {
   //   process-wide choice of hooks (core::HooksDefault).
   Napi::Value HooksDefault(const Napi::CallbackInfo& info);
   Napi::Value SetHooksDefault(const Napi::CallbackInfo& info);
+  // clearWhenIdle() -> boolean: from now on this environment's event loop
+  //   clears the thread's published pointers each time it is about to wait
+  //   for I/O (idle_clear.h); false if it cannot.
+  Napi::Value ClearWhenIdle(const Napi::CallbackInfo& info);
   // useNodeSchema(layout): the process context says nodejs_v1_dev.
   Napi::Value UseNodeSchema(const Napi::CallbackInfo& info);
   // Test-only, on the `testing` export:
@@ -94,6 +99,7 @@ class Addon final : public Napi::Addon<Addon> {
   core::SetBuilders builders_;
   napi_env env_ = nullptr;
   bool node_hook_ = false;
+  bool idle_clear_ = false;
 };
 
 }  // namespace customlabels::binding

@@ -17,6 +17,13 @@ const { tick, sleep } = require('./helpers');
 const A = Object.freeze({ scope: 'A' });
 const B = Object.freeze({ scope: 'B' });
 
+// The switch settles (lib/switcher.js probes every kind of callback after
+// the first scope) before the first test, so that every test here runs
+// under the switch this process keeps; 'the switch' at the end checks which.
+beforeAll(async () => {
+  withLabels(A, () => {});
+  for (let i = 0; i < 10; i++) await sleep(5);
+});
 beforeEach(() => expect(currentLabels()).toEqual({}));
 afterEach(() => expect(currentLabels()).toEqual({}));
 
@@ -381,5 +388,47 @@ describe('events and async resources', () => {
       expect(() => resource.runInAsyncScope(() => { throw new Error('x'); })).toThrow('x');
       expect(currentLabels()).toEqual({ scope: 'B' });
     });
+  });
+});
+
+// Which switch keeps the slot current (lib/switcher.js): on AsyncContextFrame
+// lines, once its probes pass, 'frame-before' (no init hook, no promise
+// `after`, the slot cleared when the loop waits); CUSTOMLABELS_SWITCH=
+// resource-init keeps the switch it replaces, which CI runs these suites
+// under too. (With hooks off, as in CI's hook-free runs, no switch runs.)
+describe('the switch', () => {
+  const { runNode } = require('./helpers');
+  const { strategy } = require('../..');
+  const flags = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/)];
+  const frameLine = Number(process.versions.node.split('.')[0]) >= 24 || flags.includes('--experimental-async-context-frame');
+  const old = frameLine ? 'resource-init+promise-hooks' : 'async-hooks';
+  const settle = `const cl = require('.');
+    cl.withLabels({ a: '1' }, () => {});
+    const seen = [cl.strategy().strategy];
+    let turns = 0;
+    (function again() {
+      if (++turns < 20) return setTimeout(again, 5);
+      seen.push(cl.strategy().strategy, cl.strategy().clearsWhenIdle);
+      console.log(JSON.stringify(seen));
+    })();`;
+  const hooksOn = { CUSTOMLABELS_HOOKS: '1' };
+
+  test(frameLine ? "settles on 'frame-before' once its probes have seen every kind of callback" : "is 'async-hooks' where AsyncLocalStorage runs on async_hooks", async () => {
+    const r = await runNode(settle, { env: { ...hooksOn, CUSTOMLABELS_SWITCH: '' } });
+    expect(r.stderr).toBe('');
+    expect(JSON.parse(r.stdout)).toEqual(frameLine ? [old, 'frame-before', true] : [old, old, false]);
+  });
+
+  test('CUSTOMLABELS_SWITCH=resource-init keeps the switch that records the store on every resource', async () => {
+    const r = await runNode(settle, { env: { ...hooksOn, CUSTOMLABELS_SWITCH: 'resource-init' } });
+    expect(r.stderr).toBe('');
+    expect(JSON.parse(r.stdout)).toEqual([old, old, false]);
+  });
+
+  test('every test in this file ran under the switch this process was meant to use', async () => {
+    const seen = await withLabels(A, async () => { await tick(); return currentLabels(); });
+    expect(seen).toEqual({ scope: 'A' });
+    const meant = !strategy().hooks ? 'none' : frameLine && process.env.CUSTOMLABELS_SWITCH !== 'resource-init' ? 'frame-before' : old;
+    expect(strategy().strategy).toBe(meant);
   });
 });

@@ -9,7 +9,7 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const readline = require('node:readline');
-const { root, addonPath, readerPath, CAP, hasCapability, testIf } = require('./helpers');
+const { root, addonPath, readerPath, CAP, hasCapability, testIf, sleep } = require('./helpers');
 
 const binPath = path.join(root, 'bin', 'customlabels.js');
 const fixtures = path.join(__dirname, 'fixtures');
@@ -526,6 +526,59 @@ const childrenOf = (ppid) =>
       return false;
     }
   }).map(Number);
+
+// Requests of many short promise jobs, interleaved job by job
+// (test/js/fixtures/tenants-awaits.js): whatever a switch leaves installed
+// between one job and the next must not move CPU from one tenant to another.
+describe('sample: tenants 1:2:3 in requests of 50 promise jobs of ~20 µs, interleaved', () => {
+  let child;
+  let replies;
+  const published = () =>
+    new Promise((resolve) => {
+      replies.once('line', (l) => resolve(JSON.parse(l)));
+      child.stdin.write('\n');
+    });
+  beforeAll(async () => {
+    child = spawn(process.execPath, [path.join(fixtures, 'tenants-awaits.js')], { cwd: root, stdio: ['pipe', 'pipe', 'inherit'] });
+    replies = readline.createInterface({ input: child.stdout });
+    // Past the first requests: the switch settles asynchronously.
+    await sleep(300);
+    await published();
+  });
+  afterAll(() => stop(child));
+
+  test('the shares sampled from outside are within 2 points of the CPU each tenant\'s jobs used', async () => {
+    // ~5000 samples of the thread: a share's sampling error is ~0.7 points
+    // (one standard deviation). Windows the target was starved in, or that
+    // a preempted reader sampled in bursts, are taken again (up to 4).
+    const tenants = ['a', 'b', 'c'];
+    let shares;
+    let truth;
+    let threadSamples = 0;
+    for (let attempt = 0; attempt < 4; attempt++) {
+      const before = await published();
+      const r = await runReader(['sample', String(child.pid), '--hz', '1000', '--duration', '5s', '--by', 'tenant', '--json']);
+      const after = await published();
+      expect(r.stderr).toBe('');
+      expect(r.code).toBe(0);
+      const rows = jsonLines(r.stdout).filter((row) => row.tid === child.pid);
+      const samples = Object.fromEntries(rows.map((row) => [row.value, row.samples]));
+      threadSamples = rows[0].thread_samples;
+      if (threadSamples <= 2500) continue; // of ~5000
+      const spent = tenants.map((t) => after[t] - before[t]);
+      truth = spent.map((ms) => ms / spent.reduce((x, y) => x + y));
+      const labelled = tenants.reduce((n, t) => n + (samples[t] ?? 0), 0);
+      shares = tenants.map((t) => (samples[t] ?? 0) / labelled);
+      if (shares.every((x, i) => Math.abs(x - truth[i]) < 0.02)) break;
+    }
+    expect(threadSamples).toBeGreaterThan(2500);
+    expect(truth[0]).toBeLessThan(truth[1]);
+    expect(truth[1]).toBeLessThan(truth[2]);
+    expect(shares.map((x, i) => Math.abs(x - truth[i]) < 0.02)).toEqual([true, true, true]);
+    const { strategy } = await published();
+    console.log(`shares ${shares.map((x) => x.toFixed(3))}, truth ${truth.map((x) => x.toFixed(3))}, ${threadSamples} samples, switch ${strategy}`);
+  }, 60000);
+});
 
 describe('sample', () => {
   let child;
