@@ -142,8 +142,10 @@ function createSwitcher(als, publisher, binding) {
     publisher.install(set === undefined ? null : set);
   }
 
+  // (Used only before any idle clear has started: `current` is what the
+  // slot holds.)
   function switchToStore() {
-    stack.push(publisher.installed());
+    stack.push(publisher.current);
     const set = als.getStore();
     publisher.install(set === undefined ? null : set);
   }
@@ -195,7 +197,7 @@ function createSwitcher(als, publisher, binding) {
           }
         },
         before() {
-          stack.push(publisher.installed());
+          stack.push(publisher.current);
           const set = executionAsyncResource()[kLabels];
           publisher.install(set === undefined ? null : set);
         },
