@@ -169,6 +169,14 @@ test('graphql: operationOf picks the operation graphql-js would run, for documen
     [''],
     ['   # only a comment'],
     [`query ${'N'.repeat(80)} { a }`],
+    // Tokens graphql-js's Lexer reads and a scanner could get wrong.
+    ['query Q { a(s: "\\u{1F600} \\u0041 }") }'],
+    ['query Q { a(s: "bad \\x escape") }'],
+    ['query Q { a(n: 1.5e10, m: -0) }'],
+    ['query Q { a(n: 01) }'],
+    ['query Q { a } \u0007'],
+    ['query Q { a(s: """ ""\\"" """) } query R { b }', 'R'],
+    ['query Q($v: [Int!]! = [1]) { a(v: $v) @skip(if: false) }'],
   ];
   for (const [text, operationName] of documents) {
     // What the server runs: nothing for a document that does not parse, or
@@ -186,6 +194,34 @@ test('graphql: operationOf picks the operation graphql-js would run, for documen
     // A parsed document gives the same answer as its text.
     if (expected !== null) expect(operationOf(parse(text), operationName)).toEqual(expected);
   }
+});
+
+test('graphql: without graphql-js an operation is (unknown), with one warning, and the request still runs', async () => {
+  const out = await runNode(`
+    const Module = require('node:module');
+    const resolve = Module._resolveFilename;
+    Module._resolveFilename = function (request, ...rest) {
+      if (request === 'graphql') throw Object.assign(new Error('no graphql here'), { code: 'MODULE_NOT_FOUND' });
+      return resolve.call(this, request, ...rest);
+    };
+    const graphql = require('./lib/integrations/graphql');
+    const { withLabels, currentLabels } = require('.');
+    const warnings = [];
+    process.on('warning', (w) => warnings.push(w.code));
+    const ops = [graphql.operationOf('query Q { a }'), graphql.operationOf('mutation M { a }')];
+    // An envelop plugin runs the phase under (unknown) and returns its result.
+    const plugin = graphql.envelopPlugin();
+    let parseFn = () => ({ parsed: currentLabels() });
+    plugin.onParse({ context: {}, params: { source: 'query Q { a }' }, parseFn, setParseFn: (f) => { parseFn = f; } });
+    const parsed = parseFn();
+    setImmediate(() => console.log(JSON.stringify({ ops, parsed, warnings })));
+  `);
+  expect(JSON.parse(out.stdout)).toEqual({
+    ops: [null, null],
+    parsed: { parsed: { 'graphql.operation': '(unknown)', 'graphql.type': '(unknown)' } },
+    warnings: ['CUSTOMLABELS_GRAPHQL_LABELS'],
+  });
+  expect(out.stderr).toMatch(/graphql-js \(the 'graphql' package\) was not found: GraphQL operations run under \(unknown\)/);
 });
 
 test('graphql: bad options are TypeErrors with stable codes; a labels function that throws or returns junk costs one warning and the operation still runs labelled', async () => {

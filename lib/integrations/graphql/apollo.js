@@ -1,0 +1,199 @@
+'use strict';
+
+// Apollo Server 4 and 5 (customlabels/graphql's apolloPlugin() and
+// instrument()). Its plugin hooks (requestDidStart, parsingDidStart,
+// didResolveOperation, willResolveField...) are callbacks that wrap nothing,
+// so apolloPlugin() alone cannot open a scope. This module therefore wraps,
+// once per ApolloServer class, executeHTTPGraphQLRequest (what every HTTP
+// integration calls) and executeOperation; the wrappers label only servers
+// that have an apolloPlugin() in their plugins and pass everything else
+// through untouched (lib/integrations/graphql.js says more).
+
+const errors = require('../../errors');
+const { UNKNOWN_OP, operationOfParams, batchOperation, rememberPersisted, persistedHash } = require('./outline');
+const { createLabeller, headersOf, warn } = require('./labeller');
+
+// Shared by every copy of this module: a copy's wrappers find a plugin made
+// by another copy and call its own scope function.
+const kApollo = Symbol.for('customlabels.graphql.apollo');
+const kPatched = Symbol.for('customlabels.graphql.apolloPatched');
+const kServerScope = Symbol('customlabels.graphql.serverScope');
+
+// A search parameter given once, null if absent; undefined if given more
+// than once (Apollo rejects the request).
+function searchParam(params, name) {
+  const all = params.getAll(name);
+  return all.length === 0 ? null : all.length === 1 ? all[0] : undefined;
+}
+
+// The operation of an HTTPGraphQLRequest, read as Apollo's runHttpQuery
+// reads it.
+function operationOfHttp(request) {
+  if (typeof request !== 'object' || request === null) return UNKNOWN_OP;
+  if (request.method === 'GET') {
+    if (typeof request.search !== 'string' || request.search === '') return UNKNOWN_OP;
+    const params = new URLSearchParams(request.search);
+    const query = searchParam(params, 'query');
+    const operationName = searchParam(params, 'operationName');
+    const raw = searchParam(params, 'extensions');
+    // What Apollo rejects runs under (unknown): a parameter given twice,
+    // extensions that are not JSON.
+    if (query === undefined || operationName === undefined || raw === undefined) return UNKNOWN_OP;
+    let extensions = null;
+    if (raw !== null) {
+      try {
+        extensions = JSON.parse(raw);
+      } catch {
+        return UNKNOWN_OP;
+      }
+    }
+    return operationOfParams(query, operationName, extensions);
+  }
+  const { body } = request;
+  if (Array.isArray(body)) return batchOperation(body);
+  if (typeof body !== 'object' || body === null) return UNKNOWN_OP;
+  return operationOfParams(body.query, body.operationName, body.extensions);
+}
+
+// The customlabels plugin of a server, or null. Looked up per request until
+// the server has started (plugins can be added until then), then kept.
+function scopeOf(server) {
+  const kept = server[kServerScope];
+  if (kept !== undefined) return kept;
+  const internals = server.internals;
+  if (typeof internals !== 'object' || internals === null || !Array.isArray(internals.plugins)) return null;
+  let found = null;
+  for (const p of internals.plugins) {
+    if (typeof p === 'object' && p !== null && p[kApollo] !== undefined) {
+      found = p[kApollo];
+      break;
+    }
+  }
+  const phase = internals.state && internals.state.phase;
+  if (phase === 'started' && Object.isExtensible(server)) Object.defineProperty(server, kServerScope, { value: found });
+  return found;
+}
+
+function apolloClassOf(apollo) {
+  if (typeof apollo === 'function' && apollo.prototype && typeof apollo.prototype.executeHTTPGraphQLRequest === 'function') return apollo;
+  if (typeof apollo === 'object' && apollo !== null) {
+    if (typeof apollo.ApolloServer === 'function') return apolloClassOf(apollo.ApolloServer);
+    if (typeof apollo.default === 'object' && apollo.default !== null) return apolloClassOf(apollo.default);
+  }
+  return null;
+}
+
+// Wraps an @apollo/server module's (or its ApolloServer class's)
+// executeHTTPGraphQLRequest and executeOperation; idempotent, and shared by
+// every copy of this module.
+function instrument(apollo) {
+  const ApolloServer = apolloClassOf(apollo);
+  if (ApolloServer === null) {
+    throw errors.invalidOption('', "the @apollo/server module (require('@apollo/server')) or its ApolloServer class", apollo);
+  }
+  // The prototype that defines the methods (a subclass shares its base's).
+  let proto = ApolloServer.prototype;
+  while (!Object.prototype.hasOwnProperty.call(proto, 'executeHTTPGraphQLRequest')) proto = Object.getPrototypeOf(proto);
+  if (Object.prototype.hasOwnProperty.call(proto, kPatched)) return;
+  Object.defineProperty(proto, kPatched, { value: true });
+  const executeHTTP = proto.executeHTTPGraphQLRequest;
+  proto.executeHTTPGraphQLRequest = function executeHTTPGraphQLRequest(args) {
+    const scope = scopeOf(this);
+    if (scope === null) return executeHTTP.call(this, args);
+    return scope.http(this, args, () => executeHTTP.call(this, args));
+  };
+  const executeOperation = proto.executeOperation;
+  if (typeof executeOperation === 'function') {
+    proto.executeOperation = function executeOperation_(...args) {
+      const scope = scopeOf(this);
+      if (scope === null) return executeOperation.apply(this, args);
+      return scope.operation(this, args[0], () => executeOperation.apply(this, args));
+    };
+  }
+}
+
+// Instruments the CommonJS @apollo/server that resolves from here, if it
+// is loaded already (this module never loads a framework itself).
+function instrumentLoaded() {
+  let file;
+  try {
+    file = require.resolve('@apollo/server');
+  } catch {
+    return false;
+  }
+  const loaded = require.cache[file];
+  if (loaded === undefined || apolloClassOf(loaded.exports) === null) return false;
+  instrument(loaded.exports);
+  return true;
+}
+
+function apolloPlugin(options) {
+  const labeller = createLabeller(options);
+  let reached = false;
+  const scope = {
+    http(server, args, fn) {
+      reached = true;
+      if (!labeller.active) return fn();
+      const request = args === undefined || args === null ? undefined : args.httpGraphQLRequest;
+      let op;
+      try {
+        op = operationOfHttp(request);
+      } catch {
+        op = UNKNOWN_OP;
+      }
+      return labeller.run(op, request, headersOf(request), fn);
+    },
+    operation(server, request, fn) {
+      reached = true;
+      if (!labeller.active) return fn();
+      let op;
+      try {
+        op = typeof request === 'object' && request !== null ? operationOfParams(request.query, request.operationName, request.extensions, true) : UNKNOWN_OP;
+      } catch {
+        op = UNKNOWN_OP;
+      }
+      const http = typeof request === 'object' && request !== null ? request.http : undefined;
+      return labeller.run(op, request, headersOf(http), fn);
+    },
+  };
+  const listener = Object.freeze({
+    // The text behind a persisted query's hash (verified by Apollo, or
+    // found in its cache), for the next request that sends the hash alone.
+    async didResolveSource(requestContext) {
+      const { metrics } = requestContext;
+      if (metrics && (metrics.persistedQueryHit || metrics.persistedQueryRegister)) {
+        rememberPersisted(requestContext.queryHash, requestContext.source);
+      }
+    },
+  });
+  instrumentLoaded();
+  const plugin = {
+    // Before the first request. No CommonJS @apollo/server loaded: the app
+    // uses the ESM build (a dual package: a class the CommonJS side never
+    // sees), which it has loaded already, so importing it costs nothing.
+    async serverWillStart() {
+      if (instrumentLoaded()) return;
+      try {
+        instrument(await import('@apollo/server'));
+      } catch {
+        // Not resolvable from here: the warning at the first request says
+        // what to do.
+      }
+    },
+    // A listener only for requests that send a persisted query's hash:
+    // Apollo calls no hook of this plugin for the others.
+    async requestDidStart({ request }) {
+      if (!reached) {
+        warn(
+          'apollo',
+          "an ApolloServer with apolloPlugin() runs requests unlabelled: its class was not instrumented (call instrument(require('@apollo/server')), or instrument(await import('@apollo/server')) for the ESM build, before its first request)",
+        );
+      }
+      return request && persistedHash(request.extensions) !== undefined ? listener : undefined;
+    },
+  };
+  Object.defineProperty(plugin, kApollo, { value: scope });
+  return plugin;
+}
+
+module.exports = { apolloPlugin, instrument };

@@ -1,0 +1,104 @@
+'use strict';
+
+// GraphQL Yoga 5 (yogaPlugin(): one scope per operation, around the params
+// handler) and any other envelop-based server (envelopPlugin(): a scope
+// around each of parse, validate, execute and subscribe); a subscription's
+// events run in the operation's scope again as the response pulls them
+// (lib/integrations/graphql.js says more).
+
+const { operationFor, operationOfParams, safely } = require('./outline');
+const { createLabeller, headersOf, warn } = require('./labeller');
+
+function isAsyncIterable(value) {
+  return typeof value === 'object' && value !== null && typeof value[Symbol.asyncIterator] === 'function';
+}
+
+// A subscription's events are executed when the response pulls them: run
+// each pull in the operation's scope again.
+function labelledIterable(iterable, runInScope) {
+  if (!isAsyncIterable(iterable)) return iterable;
+  const it = iterable[Symbol.asyncIterator]();
+  return {
+    [Symbol.asyncIterator]() {
+      return this;
+    },
+    next(value) {
+      return runInScope(() => it.next(value));
+    },
+    return(value) {
+      return typeof it.return === 'function' ? runInScope(() => it.return(value)) : Promise.resolve({ done: true, value });
+    },
+    throw(error) {
+      return typeof it.throw === 'function' ? runInScope(() => it.throw(error)) : Promise.reject(error);
+    },
+  };
+}
+
+function afterMaybePromise(value, fn) {
+  return value !== null && typeof value === 'object' && typeof value.then === 'function' ? value.then(fn) : fn(value);
+}
+
+// The run and withEvents of a plugin's labeller.
+function runners(labeller) {
+  const run = (op, request, fn) => labeller.run(op, request, headersOf(request), fn);
+  const withEvents = (op, request, result) => afterMaybePromise(result, (r) => labelledIterable(r, (next) => run(op, request, next)));
+  return { run, withEvents };
+}
+
+function yogaPlugin(options) {
+  const labeller = createLabeller(options);
+  if (!labeller.active) return {};
+  const { run, withEvents } = runners(labeller);
+  return {
+    onParams({ setParamsHandler, paramsHandler }) {
+      if (typeof setParamsHandler !== 'function' || typeof paramsHandler !== 'function') {
+        warn('yoga', 'a Yoga without setParamsHandler (Yoga 5 has it) runs operations unlabelled; use envelopPlugin() there');
+        return;
+      }
+      setParamsHandler(function labelledParamsHandler(payload) {
+        const { params, request } = payload;
+        if (typeof params !== 'object' || params === null) return paramsHandler(payload);
+        const op = safely(() => operationOfParams(params.query, params.operationName, params.extensions));
+        const result = run(op, request, () => paramsHandler(payload));
+        return op.type === 'subscription' ? withEvents(op, request, result) : result;
+      });
+    },
+  };
+}
+
+function envelopPlugin(options) {
+  const labeller = createLabeller(options);
+  if (!labeller.active) return {};
+  const { run, withEvents } = runners(labeller);
+  const requestOf = (context) => (typeof context === 'object' && context !== null ? context.request : undefined);
+  const operationNameOf = (context) => {
+    const params = typeof context === 'object' && context !== null ? context.params : undefined;
+    return typeof params === 'object' && params !== null ? params.operationName : undefined;
+  };
+  return {
+    onParse({ context, params, parseFn, setParseFn }) {
+      const source = params && params.source;
+      const text = typeof source === 'string' ? source : source && typeof source.body === 'string' ? source.body : undefined;
+      const op = safely(() => operationFor(text, operationNameOf(context)));
+      const request = requestOf(context);
+      setParseFn((...args) => run(op, request, () => parseFn(...args)));
+    },
+    onValidate({ context, params, validateFn, setValidationFn }) {
+      const op = safely(() => operationFor(params && params.documentAST, operationNameOf(context)));
+      const request = requestOf(context);
+      setValidationFn((...args) => run(op, request, () => validateFn(...args)));
+    },
+    onExecute({ args, executeFn, setExecuteFn }) {
+      const op = safely(() => operationFor(args.document, args.operationName));
+      const request = requestOf(args.contextValue);
+      setExecuteFn((...a) => run(op, request, () => executeFn(...a)));
+    },
+    onSubscribe({ args, subscribeFn, setSubscribeFn }) {
+      const op = safely(() => operationFor(args.document, args.operationName));
+      const request = requestOf(args.contextValue);
+      setSubscribeFn((...a) => withEvents(op, request, run(op, request, () => subscribeFn(...a))));
+    },
+  };
+}
+
+module.exports = { yogaPlugin, envelopPlugin };
