@@ -20,6 +20,7 @@ const errors = require('./errors');
 const { readLabels, LabelReader } = require('./labels');
 const { FrozenCache } = require('./frozen-cache');
 const { InternTable } = require('./intern');
+const { retargetSet } = require('./label-set');
 const { SlabWriter } = require('./slab');
 const { createPublisher } = require('./publisher');
 const { createSwitcher } = require('./switcher');
@@ -229,6 +230,30 @@ function createApi(binding, info = {}) {
     };
   }
 
+  // The span of `trace` has new `labels` (customlabels/otel: attributes set
+  // after it was activated): the set its activations run under (the last
+  // one, over trace.lastParent) takes them in place, so every continuation
+  // that holds it publishes them from its next switch, and a reader walking
+  // V8's continuation data at once; installed on this thread, it is
+  // installed again now. Sets of other scopes are untouched (a span's set is
+  // its own: traceSet never interns it). Returns whether a set changed.
+  function retraceSet(trace, labels) {
+    const set = trace.lastSet;
+    if (set === undefined || set === null) return false;
+    const updates = reader.read(labels);
+    let next;
+    try {
+      next = writer.write(trace.lastParent, updates, trace);
+    } finally {
+      updates.clear();
+    }
+    if (next === null || next === set) return false;
+    if (writer.makeSet !== null && !mode.node.retarget(set, next)) return false;
+    retargetSet(set, next);
+    if (publisher.current === set) publisher.install(set);
+    return true;
+  }
+
   function setResource(attributes) {
     const flat = [];
     for (const [k, v] of Object.entries(attributes)) {
@@ -250,7 +275,7 @@ function createApi(binding, info = {}) {
     configure,
     supported: true,
     reason: null,
-    [kInternal]: Object.freeze({ withTraceContext, enterTraceContext, setResource, TraceContext, records }),
+    [kInternal]: Object.freeze({ withTraceContext, enterTraceContext, retraceSet, setResource, TraceContext, records }),
     // Diagnostics: how labels are switched on this Node.js version, and
     // which addon file publishes them. (A function: the probe behind it runs
     // only when first needed.)
@@ -313,6 +338,9 @@ function createUnsupportedApi(reason) {
       },
       enterTraceContext() {
         return () => {};
+      },
+      retraceSet() {
+        return false;
       },
       setResource() {},
       TraceContext,

@@ -20,7 +20,7 @@
 const { SET_SELF_OFFSET, SET_RECORD_OFFSET } = require('./protocol');
 
 // A set's own properties, in the order they are set.
-const FIELDS = Object.freeze(['id', 'slab', 'offset', 'knownAddress', 'knownRecord', 'traced', 'children', 'untraced']);
+const FIELDS = Object.freeze(['id', 'slab', 'offset', 'knownAddress', 'knownRecord', 'traced', 'children', 'untraced', 'replaced']);
 
 let nextSetId = 1;
 
@@ -34,6 +34,19 @@ function initSet(set, slab, offset, address, record, traced = false) {
   set.traced = traced;
   set.children = undefined; // frozen labels object -> LabelSet | null (lib/frozen-cache.js)
   set.untraced = undefined; // this set without its trace ids (lib/api.js traceSet)
+  set.replaced = undefined; // the slab of what it held before retargetSet()
+  return set;
+}
+
+// `set` (a span's set, lib/api.js retraceSet) takes `next`'s contents: a new
+// id (so no cache keyed by the old one answers for it), no cached children,
+// and the slab it held kept for as long as it lives, so that a reader that
+// has just read the old address finds the old set whole. The V8 unit's
+// retarget() moves the wrapper's internal fields (lib/api.js).
+function retargetSet(set, next) {
+  const old = set.slab;
+  initSet(set, next.slab, next.offset, next.knownAddress, next.knownRecord, next.traced);
+  set.replaced = old;
   return set;
 }
 
@@ -62,4 +75,4 @@ function adoptSetMethods(prototype) {
   Object.defineProperties(prototype, methods);
 }
 
-module.exports = { LabelSet, FIELDS, initSet, adoptSetMethods };
+module.exports = { LabelSet, FIELDS, initSet, retargetSet, adoptSetMethods };

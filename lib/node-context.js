@@ -48,20 +48,21 @@ function expectWalk(binding, discovery, layout, set) {
   }
 }
 
-// { state: 'published' | 'unavailable', reason, layout, unitFile, makeSet }.
-// `makeSet`: the unit's, which builds a set and makes its wrapper (null
-// where unavailable). `probeSet(makeSet)` makes a label set with it.
+// { state: 'published' | 'unavailable', reason, layout, unitFile, makeSet,
+// retarget }. `makeSet`: the unit's, which builds a set and makes its
+// wrapper; `retarget(target, source)`: moves a wrapper to another set (both
+// null where unavailable). `probeSet(makeSet)` makes a label set with it.
 function setUpNodeContext(binding, als, probeSet, env = process.env) {
   try {
     return publish(binding, als, probeSet, env);
   } catch (err) {
     // Never the app's problem: labels go on through the TLS pointer.
-    return { state: 'unavailable', reason: `the node context could not be set up: ${err.message}`, layout: null, makeSet: null, unitFile: null };
+    return { state: 'unavailable', reason: `the node context could not be set up: ${err.message}`, layout: null, makeSet: null, retarget: null, unitFile: null };
   }
 }
 
 function publish(binding, als, probeSet, env) {
-  const unavailable = (reason, more = {}) => ({ state: 'unavailable', reason, layout: null, makeSet: null, unitFile: null, ...more });
+  const unavailable = (reason, more = {}) => ({ state: 'unavailable', reason, layout: null, makeSet: null, retarget: null, unitFile: null, ...more });
   if (!nodeContextWanted(env)) return unavailable('CUSTOMLABELS_NODE_CONTEXT is off');
   const { unit, file, reason } = loadV8Unit();
   if (unit === null) return unavailable(reason);
@@ -103,7 +104,7 @@ function publish(binding, als, probeSet, env) {
     return unavailable(`the layout probe failed: ${err.message}`, { unitFile: file });
   }
   binding.publishNodeContext(discovery, layout.recordSlotOffset);
-  return { state: 'published', reason: null, layout, discovery, makeSet: unit.makeSet, unitFile: file };
+  return { state: 'published', reason: null, layout, discovery, makeSet: unit.makeSet, retarget: unit.retarget, unitFile: file };
 }
 
 module.exports = { setUpNodeContext, nodeContextWanted };

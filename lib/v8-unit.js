@@ -13,7 +13,7 @@ const { prebuildTarget } = require('./platform');
 
 const root = path.join(__dirname, '..');
 // The interface lib/node-context.js speaks (src/v8/frame_access.cc).
-const UNIT_VERSION = 3;
+const UNIT_VERSION = 4;
 
 const unitFile = (abi = process.versions.modules) => `customlabels-v8-abi${abi}.node`;
 

@@ -74,7 +74,7 @@ const errors = require('../errors');
 const { warnOnce } = require('../warnings');
 const { readLabels } = require('../labels');
 const { LABELS_KEY, withTaskLabels, isPlainObject } = require('./worker');
-const { PARCA } = require('./reader-limits');
+const { PARCA, cutValue: cut, keyFits } = require('./reader-limits');
 
 const { MAX_LABELS, MAX_KEY_BYTES, MAX_VALUE_BYTES } = PARCA;
 // (queue, name) pairs whose labels are kept frozen: queues and job names are
@@ -95,34 +95,6 @@ const utf8 = new TextDecoder();
 const warn = (reason) =>
   warnOnce('job-labels', `customlabels: job labels not published as given (${reason}); jobs run with the labels that are valid`, 'CUSTOMLABELS_JOB_LABELS');
 
-// `s` cut to MAX_VALUE_BYTES of UTF-8 on a character boundary (a lone
-// surrogate counts as the 3 bytes of U+FFFD it is encoded as).
-function cut(s) {
-  if (s.length <= 17) return s; // at most 3 bytes per UTF-16 unit: 51
-  if (Buffer.byteLength(s) <= MAX_VALUE_BYTES) return s;
-  let bytes = 0;
-  let i = 0;
-  while (i < s.length) {
-    const c = s.charCodeAt(i);
-    let n = 3;
-    let units = 1;
-    if (c < 0x80) n = 1;
-    else if (c < 0x800) n = 2;
-    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length) {
-      const d = s.charCodeAt(i + 1);
-      if (d >= 0xdc00 && d <= 0xdfff) {
-        n = 4;
-        units = 2;
-      }
-    }
-    if (bytes + n > MAX_VALUE_BYTES) break;
-    bytes += n;
-    i += units;
-  }
-  return s.slice(0, i);
-}
-
-const keyFits = (key) => key.length <= 8 || Buffer.byteLength(key) <= MAX_KEY_BYTES;
 
 // Adds to `out` the labels of `source` (a plain object) that are within the
 // readers' limits, at most `room` of them, except keys `out` already has
@@ -410,14 +382,87 @@ function processor(fn, options) {
   }
 
   // BullMQ reads processor.length: 3 parameters ask for an AbortSignal.
-  if (fn.length >= 3) {
-    return function labelledProcessor(job, token, signal) {
-      return run(job, token, signal);
-    };
-  }
-  return function labelledProcessor(job, token) {
-    return run(job, token, arguments[2]);
-  };
+  const labelled =
+    fn.length >= 3
+      ? function labelledProcessor(job, token, signal) {
+          return run(job, token, signal);
+        }
+      : function labelledProcessor(job, token) {
+          return run(job, token, arguments[2]);
+        };
+  Object.defineProperty(labelled, kLabelled, { value: true });
+  return labelled;
+}
+
+// --- customlabels/register ---------------------------------------------------
+
+const kLabelled = Symbol.for('customlabels.bullmq.processor');
+// Symbol.for: copies of this package patch a prototype once between them.
+function patchOnce(proto, name, wrap) {
+  const patched = Symbol.for(`customlabels.bullmq.patched.${name}`);
+  if (proto === undefined || proto === null || typeof proto[name] !== 'function' || hasOwn.call(proto, patched)) return;
+  Object.defineProperty(proto, patched, { value: true });
+  proto[name] = wrap(proto[name]);
+}
+
+// customlabels/register: a `bullmq` module's (CommonJS exports or ESM
+// namespace) inline workers run each job under its labels, as processor()
+// does, unless the processor is one processor() made; Queue#add, #addBulk
+// and FlowProducer#add, #addBulk attach the current labels, as add(),
+// addBulk() and addFlow() do, unless the data carries labels already.
+function labelQueues(bullmq, options) {
+  const jobLabels = jobLabelsFor(readOptions(options));
+  const Worker = bullmq.Worker;
+  patchOnce(Worker && Worker.prototype, 'callProcessJob', (call) =>
+    function callProcessJob(job, token, signal) {
+      if (this.processFn === undefined || this.processFn[kLabelled] === true) return call.call(this, job, token, signal);
+      let labels;
+      try {
+        labels = jobLabels(job);
+      } catch {
+        return call.call(this, job, token, signal);
+      }
+      return withLabels(labels, () => call.call(this, job, token, signal));
+    },
+  );
+  const carries = (data) => isPlainObject(data) && hasOwn.call(data, LABELS_KEY);
+  const Queue = bullmq.Queue;
+  patchOnce(Queue && Queue.prototype, 'add', (add_) =>
+    function add(name, data, opts) {
+      return add_.call(this, name, carries(data) ? data : withJobLabels(data), opts);
+    },
+  );
+  patchOnce(Queue && Queue.prototype, 'addBulk', (addBulk_) =>
+    function addBulk(jobs) {
+      const carried = carriedLabels();
+      const labelled = Array.isArray(jobs) ? jobs.map((job) => (isPlainObject(job) && !carries(job.data) ? { ...job, data: attach(job.data, carried) } : job)) : jobs;
+      return addBulk_.call(this, labelled);
+    },
+  );
+  const FlowProducer = bullmq.FlowProducer;
+  patchOnce(FlowProducer && FlowProducer.prototype, 'add', (addFlow_) =>
+    function add(flow, opts) {
+      return addFlow_.call(this, isPlainObject(flow) && !carries(flow.data) ? withFlowLabels(flow) : flow, opts);
+    },
+  );
+  patchOnce(FlowProducer && FlowProducer.prototype, 'addBulk', (addBulk_) =>
+    function addBulk(flows) {
+      return addBulk_.call(this, Array.isArray(flows) ? flows.map((f) => (isPlainObject(f) && !carries(f.data) ? withFlowLabels(f) : f)) : flows);
+    },
+  );
+}
+
+// customlabels/register, in a sandboxed processor's child process or worker
+// thread: BullMQ's ChildProcessor runs each job under its labels.
+function labelSandbox(ChildProcessor, options) {
+  const wrapFn = (fn) => (fn[kLabelled] === true ? fn : processor(fn, options));
+  patchOnce(ChildProcessor && ChildProcessor.prototype, 'init', (init) =>
+    async function (...args) {
+      const out = await init.apply(this, args);
+      if (typeof this.processor === 'function') this.processor = wrapFn(this.processor);
+      return out;
+    },
+  );
 }
 
 module.exports = {
@@ -432,4 +477,6 @@ module.exports = {
   addBulk,
   addFlow,
   processor,
+  labelQueues,
+  labelSandbox,
 };

@@ -47,6 +47,10 @@ const MAX_CACHED = 256;
 // Mount prefixes are tracked for every request once any labels() middleware
 // exists, so a labels() mounted below the app still sees the full template.
 let tracking = false;
+// customlabels/register: the express application prototypes it made label
+// every request, and the apps that have a labels() middleware of their own.
+const kLabelsApps = Symbol.for('customlabels.express.labelsApps');
+const kHandWired = Symbol.for('customlabels.express.handWired');
 
 function segment(path) {
   if (typeof path === 'string') return path;
@@ -249,17 +253,40 @@ function labels(options = {}) {
   tracking = tracking || withRoute;
   const apps = new WeakSet();
   return function customlabels(req, res, next) {
-    if (withRoute) {
-      if (req.app !== undefined && !apps.has(req.app)) {
-        apps.add(req.app);
-        instrumentApp(req.app);
-      }
-      stateOf(req).active = true;
+    if (req.app !== undefined && !apps.has(req.app)) {
+      apps.add(req.app);
+      // From now on this middleware labels the app's requests, not
+      // register's (labelApps).
+      req.app[kHandWired] = true;
+      if (withRoute) instrumentApp(req.app);
     }
+    if (withRoute) stateOf(req).active = true;
     runLabelled(build, req.method, undefined, req, next);
   };
 }
 
-instrumentInstalled();
+// customlabels/register: every app of `express` (the module) runs each
+// request under labels(options), from app.handle on, unless the app has a
+// labels() middleware of its own, whose options then apply. A mounted
+// sub-app's requests are labelled by the app they came through.
+function labelApps(express, options = {}) {
+  instrument(express);
+  tracking = true;
+  const proto = express.application;
+  if (proto === undefined || typeof proto.handle !== 'function' || Object.prototype.hasOwnProperty.call(proto, kLabelsApps)) return;
+  Object.defineProperty(proto, kLabelsApps, { value: true });
+  const build = requestLabels(options);
+  const withRoute = options.route !== false;
+  const handle = proto.handle;
+  proto.handle = function handle_(req, res, callback) {
+    if (this[kHandWired] === true || isActive(req)) return handle.call(this, req, res, callback);
+    if (withRoute) stateOf(req).active = true;
+    return runLabelled(build, req.method, undefined, req, () => handle.call(this, req, res, callback));
+  };
+}
 
-module.exports = { labels, instrument };
+// Not under customlabels/register, which instruments the express the app
+// loads itself.
+if (globalThis[Symbol.for('customlabels.register.config')] === undefined) instrumentInstalled();
+
+module.exports = { labels, instrument, labelApps };

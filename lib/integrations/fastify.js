@@ -36,9 +36,18 @@ function emitIn(scope, emit) {
   };
 }
 
+// customlabels/register adds the plugin to every Fastify instance as it is
+// made (labelInstance); a registration of the app's own then takes over
+// from the first request on, with its options.
+const kHandWired = Symbol.for('customlabels.fastify.handWired');
+const kAuto = Symbol('customlabels.fastify.auto');
+
 function customlabels(fastify, options, done) {
+  const auto = options[kAuto] === true;
+  if (!auto) fastify[kHandWired] = true;
   const build = requestLabels(options);
   fastify.addHook('onRequest', function labelRequest(request, reply, next) {
+    if (auto && fastify[kHandWired] === true) return next();
     runLabelled(build, request.method, request.is404 ? undefined : routeOf(request), request, () => {
       // A body that arrives after onRequest is read (and parsed) in the
       // socket's context: run the request stream's and the response's event
@@ -55,10 +64,17 @@ function customlabels(fastify, options, done) {
   done();
 }
 
+// customlabels/register: the plugin's hooks on a new root instance
+// (diagnostics_channel 'fastify.initialization', Fastify 4.29+ and 5).
+function labelInstance(fastify, options = {}) {
+  customlabels(fastify, { ...options, [kAuto]: true }, () => {});
+}
+
 customlabels[Symbol.for('skip-override')] = true;
 customlabels[Symbol.for('fastify.display-name')] = NAME;
 customlabels[Symbol.for('plugin-meta')] = { name: NAME, fastify: FASTIFY_RANGE };
 customlabels.default = customlabels;
 customlabels.customlabels = customlabels;
+Object.defineProperty(customlabels, 'labelInstance', { value: labelInstance });
 
 module.exports = customlabels;

@@ -95,7 +95,45 @@ function register(server, options = {}) {
   }
 }
 
+// customlabels/register: every server the `@hapi/hapi` module makes
+// (Hapi.server(), new Hapi.Server()) gets the plugin's patches when it is
+// initialized, started or first injected into, unless the app registered
+// the plugin itself by then (whose options then apply).
+const kLabelsServers = Symbol.for('customlabels.hapi.labelsServers');
+const kInstrumented = Symbol('customlabels.hapi.instrumented');
+
+function instrumentServer(server, options) {
+  if (server === null || typeof server !== 'object' || server[kInstrumented] === true) return server;
+  server[kInstrumented] = true;
+  for (const name of ['initialize', 'start', 'inject']) {
+    const method = server[name];
+    if (typeof method !== 'function') continue;
+    server[name] = function (...args) {
+      const Request = server._core !== undefined ? server._core.Request : undefined;
+      if (typeof Request === 'function' && !Object.prototype.hasOwnProperty.call(Request.prototype, kPatched)) register(server, options);
+      return method.apply(this, args);
+    };
+  }
+  return server;
+}
+
+function labelServers(Hapi, options = {}) {
+  if (Hapi === null || typeof Hapi !== 'object' || Hapi[kLabelsServers] === true) return;
+  if (typeof Hapi.server !== 'function' || typeof Hapi.Server !== 'function') return;
+  Object.defineProperty(Hapi, kLabelsServers, { value: true });
+  requestLabels(options); // validated now, not at the first request
+  // Both are hapi's factory (a function that returns the server, so that
+  // `new Hapi.Server()` works too): one wrapper serves both.
+  const make = Hapi.server;
+  const wrapped = function server(...args) {
+    return instrumentServer(make.apply(this, args), options);
+  };
+  Hapi.server = wrapped;
+  if (Hapi.Server === make) Hapi.Server = wrapped;
+}
+
 module.exports = {
+  labelServers,
   plugin: {
     name: 'customlabels',
     version: pkg.version,

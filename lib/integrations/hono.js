@@ -37,12 +37,55 @@ function routeOf(c) {
   return undefined;
 }
 
+// customlabels/register wraps what Hono's routers hold (labelRouters);
+// the middleware of the app's own is known by this.
+const kMiddleware = Symbol.for('customlabels.hono.middleware');
+const kWrapped = Symbol.for('customlabels.hono.wrapped');
+const kSeen = Symbol.for('customlabels.hono.seen');
+
 function labels(options = {}) {
   const build = requestLabels(options);
   const withRoute = options.route !== false;
-  return function customlabels(c, next) {
+  const customlabels = function customlabels(c, next) {
     return runLabelled(build, c.req.method, withRoute ? routeOf(c) : undefined, c, next);
+  };
+  customlabels[kMiddleware] = true;
+  return customlabels;
+}
+
+// customlabels/register: Hono keeps its dispatch private and its methods on
+// each app, so what every app shares is its router class. Each handler a
+// router of `Router` (a class with add(method, path, [handler, route]): the
+// Smart, RegExp, Trie, Pattern and Linear routers) is given runs wrapped:
+// the first handler of a request (the first matched, which the app's first
+// middleware is) runs it under labels(options), as that middleware would;
+// where the first is the app's own labels() middleware, that one does.
+// Requests no handler matches at all (an app without middleware) run
+// unlabelled.
+function labelRouters(Router, options = {}) {
+  const proto = Router && Router.prototype;
+  if (proto === undefined || proto === null || typeof proto.add !== 'function') return;
+  const patched = Symbol.for('customlabels.hono.labelsRouter');
+  if (Object.prototype.hasOwnProperty.call(proto, patched)) return;
+  Object.defineProperty(proto, patched, { value: true });
+  const build = requestLabels(options);
+  const wrap = (fn) => {
+    if (fn[kWrapped] === true) return fn;
+    const own = fn[kMiddleware] === true;
+    const wrapped = function (c, next) {
+      if (c === null || typeof c !== 'object' || c[kSeen] === true) return fn(c, next);
+      c[kSeen] = true;
+      if (own) return fn(c, next);
+      return runLabelled(build, c.req.method, routeOf(c), c, () => fn(c, next));
+    };
+    wrapped[kWrapped] = true;
+    return wrapped;
+  };
+  const add = proto.add;
+  proto.add = function add_(method, path, handler) {
+    if (Array.isArray(handler) && typeof handler[0] === 'function') handler = [wrap(handler[0]), ...handler.slice(1)];
+    return add.call(this, method, path, handler);
   };
 }
 
-module.exports = { labels };
+module.exports = { labels, labelRouters };

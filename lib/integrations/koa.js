@@ -112,15 +112,48 @@ function instrumentInstalled() {
   }
 }
 
+// customlabels/register: the Koa application prototypes it made label
+// every request, and the apps with a labels() middleware of their own.
+const kLabelsApps = Symbol.for('customlabels.koa.labelsApps');
+const kHandWired = Symbol.for('customlabels.koa.handWired');
+const kAdded = Symbol('customlabels.koa.added');
+
 function labels(options = {}) {
   const build = requestLabels(options);
   const withRoute = options.route !== false;
   return function customlabels(ctx, next) {
+    if (ctx.app !== undefined && ctx.app !== null) ctx.app[kHandWired] = true;
     if (withRoute) ctx[kActive] = true;
     return runLabelled(build, ctx.method, undefined, ctx, next);
   };
 }
 
-instrumentInstalled();
+// customlabels/register: every app of Koa's `Application` class runs
+// labels(options) first, added when the app makes its request handler
+// (app.callback(), which app.listen() calls), unless the app has a
+// labels() middleware of its own, whose options then apply.
+function labelApps(Application, options = {}) {
+  const proto = Application.prototype;
+  if (Object.prototype.hasOwnProperty.call(proto, kLabelsApps) || typeof proto.callback !== 'function') return;
+  Object.defineProperty(proto, kLabelsApps, { value: true });
+  const build = requestLabels(options);
+  function registered(ctx, next) {
+    if (ctx.app[kHandWired] === true) return next();
+    ctx[kActive] = true;
+    return runLabelled(build, ctx.method, undefined, ctx, next);
+  }
+  const callback = proto.callback;
+  proto.callback = function callback_() {
+    if (this[kAdded] !== true && Array.isArray(this.middleware)) {
+      this[kAdded] = true;
+      this.middleware.unshift(registered);
+    }
+    return callback.call(this);
+  };
+}
 
-module.exports = { labels, instrument };
+// Not under customlabels/register, which instruments the routers the app
+// loads itself.
+if (globalThis[Symbol.for('customlabels.register.config')] === undefined) instrumentInstalled();
+
+module.exports = { labels, instrument, labelApps };

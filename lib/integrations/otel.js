@@ -8,9 +8,34 @@
 //   trace_id, span_id       of the context's span (lowercase hex), and
 //   local_root_span_id      the first span of the trace in this process,
 //                           when asked for (fewer distinct values than span_id)
+//   labels from the span's attributes (options.attributes, below), kept
+//                           current as the span's attributes change;
 //   options.spanLabels(span) labels of the user's own, taken once per span
 //                           when it first becomes active;
-// where the context holds no valid span, these labels are removed. The same
+// where the context holds no valid span, these labels are removed.
+//
+// Attributes. By default these attributes of the active span become labels
+// (the first one present wins where several give one label):
+//   http.route, next.route                   route (next.route without its
+//                                            /page or /route suffix)
+//   http.request.method, http.method         method
+//   rpc.service, rpc.method                  rpc.service, rpc.method
+//   messaging.destination.name               queue
+//   graphql.operation.name, .type            graphql.operation, graphql.type
+// options.attributes adds to them ({ 'my.attr': 'label' }) or turns one off
+// ({ 'rpc.method': null }); `attributes: false` turns all off. Values are
+// cut to what readers keep (53 bytes); only strings, numbers and booleans
+// count. Attributes that make a new value per request (ids, full URLs,
+// addresses, statements: HIGH_CARDINALITY) are refused unless the mapping
+// says { label, highCardinality: true }.
+// An attribute set after the span was activated (the route, once routing
+// ran) reaches every continuation of that span from its next switch on
+// (with hooks; hook-free readers at once): the span's set is rewritten in
+// place (lib/api.js retraceSet), so continuations made before the change
+// publish the new labels too. Scopes opened inside the span before the
+// change (withLabels) keep what they were opened with; other spans' sets
+// are never touched. The SDK's Span#setAttribute and #setAttributes are
+// wrapped once per span class to learn of the change. The same
 // ids go into the thread's OTEP 4947 thread context record (README "Traces
 // and profiles"), and options.resource into the OTEP 4719 process context.
 //
@@ -23,7 +48,132 @@ const errors = require('../errors');
 const { warnOnce } = require('../warnings');
 const { readLabels } = require('../labels');
 
-const { withTraceContext, enterTraceContext, setResource, TraceContext } = api[kInternal];
+const { cutValue } = require('./reader-limits');
+
+const { withTraceContext, enterTraceContext, retraceSet, setResource, TraceContext } = api[kInternal];
+
+// [attribute, label] in order of precedence; a label is given by the first
+// attribute present.
+const DEFAULT_ATTRIBUTES = Object.freeze([
+  ['http.route', 'route'],
+  ['next.route', 'route'],
+  ['http.request.method', 'method'],
+  ['http.method', 'method'],
+  ['rpc.service', 'rpc.service'],
+  ['rpc.method', 'rpc.method'],
+  ['messaging.destination.name', 'queue'],
+  ['graphql.operation.name', 'graphql.operation'],
+  ['graphql.operation.type', 'graphql.type'],
+]);
+// Attributes whose values are new per request (refused by default).
+const HIGH_CARDINALITY = new Set([
+  'url.full', 'url.path', 'url.query', 'url.fragment', 'http.url', 'http.target', 'http.client_ip',
+  'client.address', 'client.port', 'server.port', 'network.peer.address', 'network.peer.port',
+  'network.local.address', 'network.local.port', 'user_agent.original', 'http.user_agent',
+  'db.statement', 'db.query.text', 'graphql.document', 'exception.message', 'exception.stacktrace',
+]);
+const isHighCardinality = (attribute) => HIGH_CARDINALITY.has(attribute) || /(^|[._])(id|uuid)$/i.test(attribute);
+// next.route of an app route handler is '/api/items/[id]/route' on Next.js 15.
+const VALUE_OF = { 'next.route': (v) => v.replace(/\/(route|page)$/, '') || '/' };
+
+// The mapping options.attributes asks for: [[attribute, label], ...].
+function attributeMapping(option) {
+  if (option === false) return [];
+  if (option === undefined || option === null) return DEFAULT_ATTRIBUTES;
+  if (typeof option !== 'object' || Array.isArray(option)) throw errors.invalidOption('attributes', 'an object (attribute -> label) or false', option);
+  const out = new Map(DEFAULT_ATTRIBUTES);
+  for (const [attribute, spec] of Object.entries(option)) {
+    if (spec === null || spec === false) {
+      out.delete(attribute);
+      continue;
+    }
+    const label = typeof spec === 'string' ? spec : spec !== null && typeof spec === 'object' ? spec.label : undefined;
+    if (typeof label !== 'string' || label === '') {
+      throw errors.invalidOption(`attributes['${attribute}']`, "a label name, { label, highCardinality }, or null", spec);
+    }
+    if (isHighCardinality(attribute) && !(typeof spec === 'object' && spec.highCardinality === true)) {
+      const err = new TypeError(
+        `customlabels/otel: attribute "${attribute}" has a new value per request (an id, a full URL, an address): every request would build a label set of its own and profiles could not be grouped by it. Map it with { label: '${label}', highCardinality: true } if that is what you want.`,
+      );
+      err.code = 'ERR_CUSTOMLABELS_HIGH_CARDINALITY';
+      throw err;
+    }
+    out.set(attribute, label);
+  }
+  return [...out];
+}
+
+// The labels `attributes` (a span's) give under `mapping`, or null if none.
+function labelsOfAttributes(attributes, mapping) {
+  if (attributes === null || typeof attributes !== 'object') return null;
+  let out = null;
+  for (let i = 0; i < mapping.length; i++) {
+    const [attribute, label] = mapping[i];
+    if (out !== null && out[label] !== undefined) continue;
+    let v = attributes[attribute];
+    if (typeof v === 'number' || typeof v === 'boolean') v = String(v);
+    else if (typeof v !== 'string' || v === '') continue;
+    const transform = VALUE_OF[attribute];
+    if (transform !== undefined) v = transform(v);
+    if (out === null) out = {};
+    out[label] = cutValue(v);
+  }
+  return out;
+}
+
+function sameLabels(a, b) {
+  if (a === b) return true;
+  if (a === null || b === null) return false;
+  const ka = Object.keys(a);
+  if (ka.length !== Object.keys(b).length) return false;
+  for (const k of ka) if (a[k] !== b[k]) return false;
+  return true;
+}
+
+// Managers with a mapping, told when a mapped attribute of a span changes
+// (through the span class's setAttribute/setAttributes, wrapped once).
+const watchers = new Set();
+const kSpanPatched = Symbol.for('customlabels.otel.setAttribute');
+let batching = 0;
+
+function attributesChanged(span) {
+  for (const manager of watchers) manager._attributesChanged(span);
+}
+
+function watchSpanClass(span) {
+  let proto = Object.getPrototypeOf(span);
+  while (proto !== null && !Object.prototype.hasOwnProperty.call(proto, 'setAttribute')) proto = Object.getPrototypeOf(proto);
+  if (proto === null || proto === Object.prototype || Object.prototype.hasOwnProperty.call(proto, kSpanPatched)) return;
+  try {
+    Object.defineProperty(proto, kSpanPatched, { value: true });
+    const setAttribute = proto.setAttribute;
+    const mapped = (key) => {
+      for (const manager of watchers) if (manager._mapped.has(key)) return true;
+      return false;
+    };
+    proto.setAttribute = function setAttribute_(key, value) {
+      const out = setAttribute.call(this, key, value);
+      if (batching === 0 && mapped(key)) attributesChanged(this);
+      return out;
+    };
+    const setAttributes = proto.setAttributes;
+    if (typeof setAttributes === 'function') {
+      proto.setAttributes = function setAttributes_(attributes) {
+        batching++;
+        let out;
+        try {
+          out = setAttributes.call(this, attributes);
+        } finally {
+          batching--;
+        }
+        if (batching === 0 && attributes !== null && typeof attributes === 'object' && Object.keys(attributes).some(mapped)) attributesChanged(this);
+        return out;
+      };
+    }
+  } catch {
+    // A frozen class: attributes set after activation are not seen.
+  }
+}
 
 const ID_LABELS = ['trace_id', 'span_id', 'local_root_span_id'];
 const DEFAULT_IDS = ['trace_id', 'span_id'];
@@ -60,6 +210,9 @@ class SpanScope {
     this.labels = labels;
     this.root = root;
     this.pending = pending;
+    this.ids = labels; // the id labels alone
+    this.extra = null; // spanLabels' labels
+    this.attributes = null; // the labels of the span's attributes
   }
 
   static is(x) {
@@ -97,7 +250,8 @@ function resourceAttributes(resource) {
 class CustomLabelsContextManager {
   constructor(options = {}) {
     if (typeof options !== 'object' || options === null) throw errors.invalidOption('', 'an object', options);
-    const { contextManager, ids = DEFAULT_IDS, spanLabels, resource } = options;
+    const { contextManager, ids = DEFAULT_IDS, spanLabels, resource, attributes: attributeOption } = options;
+    const mapping = attributeMapping(attributeOption);
     if (!Array.isArray(ids) || ids.some((id) => !ID_LABELS.includes(id))) {
       throw errors.invalidOption('ids', `an array of ${ID_LABELS.map((l) => `'${l}'`).join(', ')}`, ids);
     }
@@ -112,6 +266,9 @@ class CustomLabelsContextManager {
     this._inner = inner;
     this._ids = { trace: ids.includes('trace_id'), span: ids.includes('span_id'), root: ids.includes('local_root_span_id') };
     this._spanLabels = spanLabels;
+    this._mapping = mapping;
+    this._mapped = new Set(mapping.map(([attribute]) => attribute));
+    if (mapping.length !== 0) watchers.add(this);
     // span -> its TraceContext and labels, built once: on the span itself,
     // under a symbol of this manager's (a WeakMap keyed by short-lived spans
     // costs the garbage collector microseconds per span: bench/otel-scope.js),
@@ -208,7 +365,41 @@ class CustomLabelsContextManager {
     if (this._ids.span) labels.span_id = spanId;
     const root = this._ids.root ? this._localRoot(span, spanId) : undefined;
     if (root !== undefined) labels.local_root_span_id = root;
-    return new SpanScope(span, trace, labels, root, this._spanLabels !== undefined);
+    const scope = new SpanScope(span, trace, labels, root, this._spanLabels !== undefined);
+    if (this._mapping.length !== 0) {
+      watchSpanClass(span);
+      scope.attributes = labelsOfAttributes(span.attributes, this._mapping);
+      if (scope.attributes !== null) scope.labels = { ...scope.attributes, ...labels };
+    }
+    return scope;
+  }
+
+  // The span's labels: its attributes', spanLabels', then its ids (which
+  // win).
+  static _labelsOf(scope) {
+    if (scope.attributes === null && scope.extra === null) return scope.ids;
+    return { ...scope.attributes, ...scope.extra, ...scope.ids };
+  }
+
+  // A mapped attribute of `span` was set: where it changes the span's
+  // labels, its set takes them in place.
+  _attributesChanged(span) {
+    const scope = this._scopeOfSpan(span);
+    if (scope === undefined || scope.trace === TraceContext.CLEAR) return;
+    let next;
+    try {
+      next = labelsOfAttributes(span.attributes, this._mapping);
+    } catch {
+      return;
+    }
+    if (sameLabels(next, scope.attributes)) return;
+    scope.attributes = next;
+    scope.labels = CustomLabelsContextManager._labelsOf(scope);
+    try {
+      retraceSet(scope.trace, scope.labels);
+    } catch (err) {
+      warnSpanLabels(err);
+    }
   }
 
   _addSpanLabels(span, scope) {
@@ -227,7 +418,8 @@ class CustomLabelsContextManager {
     }
     // The ids win over labels of the same name. A set built meanwhile (by
     // spanLabels activating the span) had the ids alone: forget it.
-    scope.labels = { ...extra, ...scope.labels };
+    scope.extra = extra;
+    scope.labels = CustomLabelsContextManager._labelsOf(scope);
     scope.trace.lastParent = undefined;
     scope.trace.lastSet = undefined;
   }
@@ -292,4 +484,56 @@ function defaultContextManager() {
   return new mod.AsyncLocalStorageContextManager();
 }
 
-module.exports = { CustomLabelsContextManager };
+// customlabels/register: the context manager an OpenTelemetry SDK sets as
+// the global one (context.setGlobalContextManager of an @opentelemetry/api
+// copy) is wrapped in a CustomLabelsContextManager with `options`, unless it
+// is one already. A manager that cannot be wrapped is set as it is.
+const kGlobalPatched = Symbol.for('customlabels.otel.globalContextManager');
+
+function labelGlobalContextManager(otelApi, options = {}) {
+  const contextApi = otelApi && otelApi.context;
+  const proto = contextApi !== null && typeof contextApi === 'object' ? Object.getPrototypeOf(contextApi) : null;
+  if (proto === null || typeof proto.setGlobalContextManager !== 'function' || Object.prototype.hasOwnProperty.call(proto, kGlobalPatched)) return;
+  Object.defineProperty(proto, kGlobalPatched, { value: true });
+  const set = proto.setGlobalContextManager;
+  proto.setGlobalContextManager = function setGlobalContextManager(contextManager) {
+    if (contextManager instanceof CustomLabelsContextManager || (contextManager !== null && typeof contextManager === 'object' && contextManager[kGlobalPatched] === true)) {
+      return set.call(this, contextManager);
+    }
+    let wrapped;
+    try {
+      try {
+        wrapped = new CustomLabelsContextManager({ ...options, contextManager });
+      } catch (err) {
+        if (options.attributes === undefined || err.code === 'ERR_CUSTOMLABELS_INVALID_OPTION' && /contextManager/.test(err.message)) throw err;
+        // The configured attributes are refused: the default mapping.
+        warnOnce('otel-attributes', `customlabels/register: ${err.message}; the default attribute mapping applies`, 'CUSTOMLABELS_REGISTER_CONFIG');
+        wrapped = new CustomLabelsContextManager({ ...options, attributes: undefined, contextManager });
+      }
+      Object.defineProperty(wrapped, kGlobalPatched, { value: true });
+    } catch (err) {
+      warnOnce('otel-global', `customlabels/register: the global context manager is set unwrapped (${err && err.message}); spans are not published`, 'CUSTOMLABELS_SPAN_LABELS');
+      return set.call(this, contextManager);
+    }
+    return set.call(this, wrapped);
+  };
+}
+
+// customlabels/register loaded after an SDK set its global context manager
+// (node --import <sdk> --import customlabels/register): the manager in
+// @opentelemetry/api's global registry is wrapped where it is.
+function labelRegisteredContextManager(options = {}) {
+  const registry = globalThis[Symbol.for('opentelemetry.js.api.1')];
+  const current = registry !== null && typeof registry === 'object' ? registry.context : undefined;
+  if (current === null || typeof current !== 'object' || current instanceof CustomLabelsContextManager || current[kGlobalPatched] === true) return false;
+  try {
+    const wrapped = new CustomLabelsContextManager({ ...options, contextManager: current });
+    Object.defineProperty(wrapped, kGlobalPatched, { value: true });
+    registry.context = wrapped;
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+module.exports = { CustomLabelsContextManager, labelGlobalContextManager, labelRegisteredContextManager, DEFAULT_ATTRIBUTES };

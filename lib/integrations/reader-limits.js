@@ -8,4 +8,34 @@
 // outside the app (job data, client-sent operation names) stay within them.
 const PARCA = Object.freeze({ MAX_LABELS: 10, MAX_KEY_BYTES: 25, MAX_VALUE_BYTES: 53 });
 
-module.exports = { PARCA };
+// `s` cut to MAX_VALUE_BYTES of UTF-8 on a character boundary (a lone
+// surrogate counts as the 3 bytes of U+FFFD it is encoded as).
+function cutValue(s) {
+  if (s.length <= 17) return s; // at most 3 bytes per UTF-16 unit: 51
+  if (Buffer.byteLength(s) <= PARCA.MAX_VALUE_BYTES) return s;
+  let bytes = 0;
+  let i = 0;
+  while (i < s.length) {
+    const c = s.charCodeAt(i);
+    let n = 3;
+    let units = 1;
+    if (c < 0x80) n = 1;
+    else if (c < 0x800) n = 2;
+    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length) {
+      const d = s.charCodeAt(i + 1);
+      if (d >= 0xdc00 && d <= 0xdfff) {
+        n = 4;
+        units = 2;
+      }
+    }
+    if (bytes + n > PARCA.MAX_VALUE_BYTES) break;
+    bytes += n;
+    i += units;
+  }
+  return s.slice(0, i);
+}
+
+// Whether a label key is within what the Parca agent keeps.
+const keyFits = (key) => key.length <= 8 || Buffer.byteLength(key) <= PARCA.MAX_KEY_BYTES;
+
+module.exports = { PARCA, cutValue, keyFits };

@@ -5,6 +5,9 @@
 //   route   the route template ('/users/:id'), never the raw path;
 //           UNMATCHED when no route matched (404s); off with route: false
 //   plus whatever options.labels(request) returns (tenant from a header...).
+//   plus, where customlabels/register runs, the process labels and request
+//   headers its configuration names (CUSTOMLABELS_LABELS,
+//   CUSTOMLABELS_HEADERS), below all of the above.
 // Short keys and values that repeat per route keep the sets small enough
 // for what profilers keep and cheap to build (repeated sets are interned).
 
@@ -12,9 +15,45 @@ const { types } = require('node:util');
 const { withLabels } = require('../index');
 const errors = require('../errors');
 const { warnOnce } = require('../warnings');
+const { cutValue } = require('./reader-limits');
 
 const UNMATCHED = '(unmatched)';
 const MAX_CACHED = 1024;
+// Set by customlabels/register (lib/register/index.js) before any
+// integration is made: { labels, headers } of its configuration.
+const kRegister = Symbol.for('customlabels.register.config');
+
+// The value of header `name` (lower case) of a request of any of the
+// frameworks (Node's IncomingMessage headers, Fetch Headers, Hono's
+// context), cut to what readers keep; undefined if absent.
+function headerOf(request, name) {
+  let headers = request.headers;
+  if (headers === undefined && request.req !== undefined) headers = request.req.raw !== undefined ? request.req.raw.headers : request.req.headers;
+  if (headers === undefined || headers === null) return undefined;
+  let v = typeof headers.get === 'function' ? headers.get(name) : headers[name];
+  if (Array.isArray(v)) v = v[0];
+  return typeof v === 'string' ? cutValue(v) : undefined;
+}
+
+// What register adds to every request's labels: process labels (a frozen
+// object) and header labels (a function of the request), each null if none.
+function registered() {
+  const config = globalThis[kRegister];
+  if (config === undefined) return { base: null, fromHeaders: null };
+  const base = Object.keys(config.labels).length > 0 ? config.labels : null;
+  const pairs = config.headers;
+  const fromHeaders =
+    pairs.length === 0
+      ? null
+      : (out, request) => {
+          for (let i = 0; i < pairs.length; i++) {
+            const v = headerOf(request, pairs[i][0]);
+            if (v !== undefined) out[pairs[i][1]] = v;
+          }
+          return out;
+        };
+  return { base, fromHeaders };
+}
 
 // Validates the options once and returns build(method, route, request).
 function requestLabels(options = {}) {
@@ -22,7 +61,14 @@ function requestLabels(options = {}) {
   const { labels: extra, route = true } = options;
   if (extra !== undefined && typeof extra !== 'function') throw errors.invalidOption('labels', 'a function', extra);
   if (typeof route !== 'boolean') throw errors.invalidOption('route', 'a boolean', route);
-  if (extra === undefined) {
+  const { base, fromHeaders } = registered();
+  const own = (method, template) => {
+    const out = base === null ? {} : { ...base };
+    out.method = method;
+    if (route) out.route = template === undefined ? UNMATCHED : template;
+    return out;
+  };
+  if (extra === undefined && fromHeaders === null) {
     // The labels depend on method and template alone: one frozen object per
     // pair, which withLabels finds its set for by identity (no reading,
     // encoding or interning per request). Methods and templates come from
@@ -39,7 +85,7 @@ function requestLabels(options = {}) {
       }
       let out = byKey.get(key);
       if (out === undefined) {
-        out = Object.freeze(route ? { method, route: key } : { method });
+        out = Object.freeze(own(method, template));
         if (cached < MAX_CACHED) {
           cached++;
           byKey.set(key, out);
@@ -49,7 +95,9 @@ function requestLabels(options = {}) {
     };
   }
   return function build(method, template, request) {
-    const out = route ? { method, route: template === undefined ? UNMATCHED : template } : { method };
+    const out = own(method, template);
+    if (fromHeaders !== null) fromHeaders(out, request);
+    if (extra === undefined) return out;
     const more = extra(request);
     if (more === undefined || more === null) return out;
     if (typeof more !== 'object') throw errors.invalidOption('labels', 'a function returning an object', more);
@@ -95,4 +143,4 @@ function runLabelled(build, method, route, request, fn, fallback = fn) {
   return withLabelsOr(labels, fn, rejected);
 }
 
-module.exports = { requestLabels, runLabelled, withLabelsOr, UNMATCHED };
+module.exports = { requestLabels, runLabelled, withLabelsOr, headerOf, UNMATCHED, kRegister };

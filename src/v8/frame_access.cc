@@ -33,6 +33,13 @@
 //                                   internal fields 0 and 1 hold the set's
 //                                   address and its record's; undefined if it
 //                                   wrote none (see the scratch results)
+//   retarget(target, source) -> bool
+//                                   target (a LabelSet) takes source's set and
+//                                   record: internal field 1, then 0, each
+//                                   one aligned pointer store, so a reader
+//                                   following either field finds a whole
+//                                   published object (lib/ keeps both alive);
+//                                   false if either is not a LabelSet
 #include <node.h>
 #include <v8.h>
 
@@ -58,7 +65,7 @@ using v8::Value;
 using Address = v8::internal::Address;
 using Internals = v8::internal::Internals;
 
-constexpr int kUnitVersion = 3;
+constexpr int kUnitVersion = 4;
 constexpr int kFields = 2;
 
 static_assert(sizeof(Global<Object>) == sizeof(void*), "a Global is one slot pointer");
@@ -67,6 +74,7 @@ static_assert(sizeof(Global<Object>) == sizeof(void*), "a Global is one slot poi
 struct Environment final {
   Global<Object> als;
   Global<v8::ObjectTemplate> set_template;
+  Global<FunctionTemplate> set_class;  // to tell our wrappers (retarget)
   const core::NativeBuilder* builder = nullptr;
   void* thread_builder = nullptr;  // builder->create()
   bool release_hook = false;
@@ -77,11 +85,13 @@ void Release(void* arg) {
   auto* env = static_cast<Environment*>(arg);
   env->als.Reset();
   env->set_template.Reset();
+  env->set_class.Reset();
 }
 
 void Destroy(void* arg) {
   auto* env = static_cast<Environment*>(arg);
   env->set_template.Reset();
+  env->set_class.Reset();
   if (env->thread_builder != nullptr) env->builder->destroy(env->thread_builder);
   delete env;
 }
@@ -238,6 +248,7 @@ void ShapeSets(const FunctionCallbackInfo<Value>& args) {
   Local<v8::Function> constructor;
   if (!klass->GetFunction(context).ToLocal(&constructor)) return;
   env->set_template.Reset(isolate, instance);
+  env->set_class.Reset(isolate, klass);
   args.GetReturnValue().Set(constructor);
 }
 
@@ -360,6 +371,25 @@ void MakeSet(const FunctionCallbackInfo<Value>& args) {
   args.GetReturnValue().Set(wrapper);
 }
 
+void Retarget(const FunctionCallbackInfo<Value>& args) {
+  Isolate* isolate = args.GetIsolate();
+  Environment* env = EnvironmentOf(args);
+  if (env->set_class.IsEmpty() || args.Length() < 2) {
+    args.GetReturnValue().Set(false);
+    return;
+  }
+  Local<FunctionTemplate> klass = env->set_class.Get(isolate);
+  if (!klass->HasInstance(args[0]) || !klass->HasInstance(args[1])) {
+    args.GetReturnValue().Set(false);
+    return;
+  }
+  Local<Object> target = args[0].As<Object>();
+  Local<Object> source = args[1].As<Object>();
+  SetField(target, 1, GetField(source, 1));
+  SetField(target, 0, GetField(source, 0));
+  args.GetReturnValue().Set(true);
+}
+
 }  // namespace
 
 }  // namespace customlabels::v8unit
@@ -386,4 +416,5 @@ NODE_MODULE_INIT(/* exports, module, context */) {
   set("shapeSets", function(ShapeSets));
   set("pin", function(Pin));
   set("makeSet", function(MakeSet));
+  set("retarget", function(Retarget));
 }

@@ -61,8 +61,8 @@ function scopeOf(server) {
   const kept = server[kServerScope];
   if (kept !== undefined) return kept;
   const internals = server.internals;
-  if (typeof internals !== 'object' || internals === null || !Array.isArray(internals.plugins)) return null;
-  let found = null;
+  if (typeof internals !== 'object' || internals === null || !Array.isArray(internals.plugins)) return registered;
+  let found = registered;
   for (const p of internals.plugins) {
     if (typeof p === 'object' && p !== null && p[kApollo] !== undefined) {
       found = p[kApollo];
@@ -127,12 +127,12 @@ function instrumentLoaded() {
   return true;
 }
 
-function apolloPlugin(options) {
-  const labeller = createLabeller(options);
-  let reached = false;
-  const scope = {
+// What a server's wrapped methods run through: { http, operation }, each
+// calling reached() first.
+function scopeFor(labeller, reached) {
+  return {
     http(server, args, fn) {
-      reached = true;
+      reached();
       if (!labeller.active) return fn();
       const request = args === undefined || args === null ? undefined : args.httpGraphQLRequest;
       let op;
@@ -144,7 +144,7 @@ function apolloPlugin(options) {
       return labeller.run(op, request, headersOf(request), fn);
     },
     operation(server, request, fn) {
-      reached = true;
+      reached();
       if (!labeller.active) return fn();
       let op;
       try {
@@ -156,15 +156,61 @@ function apolloPlugin(options) {
       return labeller.run(op, request, headersOf(http), fn);
     },
   };
-  const listener = Object.freeze({
-    // The text behind a persisted query's hash (verified by Apollo, or
-    // found in its cache), for the next request that sends the hash alone.
-    async didResolveSource(requestContext) {
-      const { metrics } = requestContext;
-      if (metrics && (metrics.persistedQueryHit || metrics.persistedQueryRegister)) {
-        rememberPersisted(requestContext.queryHash, requestContext.source);
-      }
+}
+
+// The text behind a persisted query's hash (verified by Apollo, or found
+// in its cache), for the next request that sends the hash alone: a
+// listener only for requests that send a hash (Apollo calls no hook of the
+// plugin for the others).
+const listener = Object.freeze({
+  async didResolveSource(requestContext) {
+    const { metrics } = requestContext;
+    if (metrics && (metrics.persistedQueryHit || metrics.persistedQueryRegister)) {
+      rememberPersisted(requestContext.queryHash, requestContext.source);
+    }
+  },
+});
+const persistedListener = (request) => (request && persistedHash(request.extensions) !== undefined ? listener : undefined);
+
+// customlabels/register: servers without an apolloPlugin() of their own
+// run through this scope (labelAllServers), not unlabelled, and are given
+// the persisted-query listener at their first request.
+let registered = null;
+const kListening = Symbol('customlabels.graphql.listening');
+const registeredPlugin = Object.freeze({
+  async requestDidStart({ request }) {
+    return persistedListener(request);
+  },
+});
+
+function labelAllServers(apollo, options) {
+  instrument(apollo);
+  if (registered !== null) return;
+  const scope = scopeFor(createLabeller(options), () => {});
+  const listen = (server) => {
+    const plugins = server.internals && server.internals.plugins;
+    if (server[kListening] !== true && Array.isArray(plugins) && Object.isExtensible(server)) {
+      server[kListening] = true;
+      plugins.push(registeredPlugin);
+    }
+  };
+  registered = {
+    http(server, args, fn) {
+      listen(server);
+      return scope.http(server, args, fn);
     },
+    operation(server, request, fn) {
+      listen(server);
+      return scope.operation(server, request, fn);
+    },
+  };
+}
+
+function apolloPlugin(options) {
+  const labeller = createLabeller(options);
+  let reached = false;
+  const scope = scopeFor(labeller, () => {
+    reached = true;
   });
   instrumentLoaded();
   const plugin = {
@@ -189,11 +235,11 @@ function apolloPlugin(options) {
           "an ApolloServer with apolloPlugin() runs requests unlabelled: its class was not instrumented (call instrument(require('@apollo/server')), or instrument(await import('@apollo/server')) for the ESM build, before its first request)",
         );
       }
-      return request && persistedHash(request.extensions) !== undefined ? listener : undefined;
+      return persistedListener(request);
     },
   };
   Object.defineProperty(plugin, kApollo, { value: scope });
   return plugin;
 }
 
-module.exports = { apolloPlugin, instrument };
+module.exports = { apolloPlugin, instrument, labelAllServers };

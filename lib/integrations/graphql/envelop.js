@@ -45,11 +45,16 @@ function runners(labeller) {
   return { run, withEvents };
 }
 
+// Marks the plugins yogaPlugin() makes (customlabels/register adds one to
+// a Yoga that has none).
+const kYoga = Symbol.for('customlabels.graphql.yogaPlugin');
+
 function yogaPlugin(options) {
   const labeller = createLabeller(options);
-  if (!labeller.active) return {};
+  if (!labeller.active) return { [kYoga]: true };
   const { run, withEvents } = runners(labeller);
   return {
+    [kYoga]: true,
     onParams({ setParamsHandler, paramsHandler }) {
       if (typeof setParamsHandler !== 'function' || typeof paramsHandler !== 'function') {
         warn('yoga', 'a Yoga without setParamsHandler (Yoga 5 has it) runs operations unlabelled; use envelopPlugin() there');
@@ -101,4 +106,19 @@ function envelopPlugin(options) {
   };
 }
 
-module.exports = { yogaPlugin, envelopPlugin };
+// customlabels/register: createYoga wrapped so that every Yoga gets a
+// yogaPlugin(options) first, unless its plugins have one of their own.
+function labelYogas(createYoga, options) {
+  if (typeof createYoga !== 'function' || createYoga[kYoga] === true) return createYoga;
+  const plugin = yogaPlugin(options);
+  const wrapped = function createYoga_(yogaOptions, ...rest) {
+    const own = yogaOptions !== null && typeof yogaOptions === 'object' ? yogaOptions.plugins : undefined;
+    if (Array.isArray(own) && own.some((p) => p !== null && typeof p === 'object' && p[kYoga] === true)) return createYoga(yogaOptions, ...rest);
+    const plugins = Array.isArray(own) ? [plugin, ...own] : [plugin];
+    return createYoga({ ...yogaOptions, plugins }, ...rest);
+  };
+  wrapped[kYoga] = true;
+  return wrapped;
+}
+
+module.exports = { yogaPlugin, envelopPlugin, labelYogas };

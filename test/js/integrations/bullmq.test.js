@@ -9,7 +9,7 @@
 
 const fs = require('node:fs');
 const path = require('node:path');
-const { runCheckpoints, expectEveryCheckpointSeen } = require('./harness');
+const { REGISTERED, runCheckpoints, expectEveryCheckpointSeen } = require('./harness');
 const { startRedis, redisServerPath, missingReason } = require('./redis-server');
 const { root, testIf } = require('../helpers');
 const bull = require('../../../lib/integrations/bullmq');
@@ -29,14 +29,14 @@ function tgidOf(tid) {
 // harness.runCheckpoints, reading each checkpoint in the process of its
 // thread: the fixture's, or a BullMQ sandbox child process whose output the
 // fixture passes on. Resolves with {checkpoints, events, code, stderr}.
-async function runFixture(args) {
+async function runFixture(args, file = fixture, env = {}) {
   const events = [];
   let fixturePid;
-  const run = await runCheckpoints(fixture, {
+  const run = await runCheckpoints(file, {
     args,
     // Warnings are reported as events (the fixture's and the sandboxes'
     // 'warning' listeners), so stderr holds only what should not be there.
-    env: { NODE_NO_WARNINGS: '1' },
+    env: { NODE_NO_WARNINGS: '1', ...env },
     onEvent: (msg) => events.push(msg),
     processOf: (tid, child) => {
       fixturePid = child.pid;
@@ -366,5 +366,24 @@ describe('processor()', () => {
       return null;
     })();
     expect(err.message).toBe('Expected an object, a Map or a function for options.labels but received 5 of type number');
+  });
+});
+
+// customlabels/register: a plain Queue and Worker, inline and with a
+// sandboxed processor file in child processes (register instruments the
+// child through NODE_OPTIONS), no line of customlabels in either.
+describe.each(['inline', 'child'])('BullMQ under customlabels/register, %s processor', (mode) => {
+  let run;
+  beforeAll(async () => {
+    if (hasRedis) run = await runFixture([String(redis.port), mode], path.join(__dirname, '..', 'fixtures', 'bullmq-register.js'), REGISTERED);
+  }, 180000);
+
+  redisTest(`${mode}: every job ran under queue, job and the labels of the scope that added it, read from outside at each checkpoint`, () => {
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    expect(run.checkpoints).toHaveLength(6 * 3);
+    expectEveryCheckpointSeen(run.checkpoints);
+    const result = run.events.find((e) => e.event === 'result');
+    for (const cp of run.checkpoints) expect({ name: cp.name, inFixture: cp.pid === result.pid }).toEqual({ name: cp.name, inFixture: mode === 'inline' });
   });
 });

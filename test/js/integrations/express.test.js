@@ -5,7 +5,7 @@
 // request's method, route template and tenant on the server's thread.
 
 const path = require('node:path');
-const { serveUnderLoad, expectEveryCheckpointSeen } = require('./harness');
+const { serveUnderLoad, expectEveryCheckpointSeen, REGISTERED, asPackage } = require('./harness');
 const { chunkedJson } = require('./http-client');
 
 const fixture = path.join(__dirname, '..', 'fixtures', 'express-app.js');
@@ -29,12 +29,20 @@ function requestsFor(round) {
   return out;
 }
 
-describe.each(['express', 'express4'])('%s', (expressModule) => {
+describe.each([
+  ['express', 'by hand'],
+  ['express4', 'by hand'],
+  ['express', 'with customlabels/register'],
+  ['express4', 'with customlabels/register'],
+])('%s, wired %s', (expressModule, wiring) => {
   let run;
   let responses;
 
   beforeAll(async () => {
-    ({ run, responses } = await serveUnderLoad(fixture, [expressModule], [...requestsFor(0), ...requestsFor(1)]));
+    const env = wiring === 'by hand' ? {} : REGISTERED;
+    // Under register, express 4 is loaded as an app has it: `express`.
+    const module = wiring !== 'by hand' && expressModule === 'express4' ? asPackage('express4', 'express') : expressModule;
+    ({ run, responses } = await serveUnderLoad(fixture, [module], [...requestsFor(0), ...requestsFor(1)], 6, env));
   }, 180000);
 
   test('every request was served and the app exited cleanly', () => {

@@ -5,7 +5,7 @@
 // onResponse run with exactly the request's method, route and tenant.
 
 const path = require('node:path');
-const { serveUnderLoad, expectEveryCheckpointSeen } = require('./harness');
+const { REGISTERED, asPackage, serveUnderLoad, expectEveryCheckpointSeen } = require('./harness');
 const { chunkedJson } = require('./http-client');
 
 const fixture = path.join(__dirname, '..', 'fixtures', 'fastify-app.js');
@@ -31,12 +31,20 @@ function requests() {
   return out;
 }
 
-describe.each(['fastify', 'fastify4'])('%s', (fastifyModule) => {
+describe.each([
+  ['fastify', 'by hand'],
+  ['fastify4', 'by hand'],
+  ['fastify', 'with customlabels/register'],
+  ['fastify4', 'with customlabels/register'],
+])('%s, wired %s', (fastifyModule, wiring) => {
   let run;
   let responses;
 
   beforeAll(async () => {
-    ({ run, responses } = await serveUnderLoad(fixture, [fastifyModule], requests()));
+    const registered = wiring !== 'by hand';
+    // Under register, Fastify 4 is loaded as an app has it: `fastify`.
+    const module = registered && fastifyModule === 'fastify4' ? asPackage('fastify4', 'fastify') : fastifyModule;
+    ({ run, responses } = await serveUnderLoad(fixture, [module], requests(), 6, registered ? REGISTERED : {}));
   }, 180000);
 
   test('every request was served and the app exited cleanly', () => {

@@ -8,7 +8,7 @@
 
 const crypto = require('node:crypto');
 const path = require('node:path');
-const { serveUnderLoad, expectEveryCheckpointSeen } = require('./harness');
+const { REGISTERED, serveUnderLoad, expectEveryCheckpointSeen } = require('./harness');
 const { tenants, statusCounts, countOf } = require('./requests');
 const { chunkedJson } = require('./http-client');
 const { testIf, runNode } = require('../helpers');
@@ -68,15 +68,19 @@ function requestsFor(variant, rounds = 2) {
   return out;
 }
 
+// By hand, and two with customlabels/register (Express, Apollo or Yoga, and
+// the tenant header from its configuration; no line of ours in the app).
 const variants = [
-  ['apollo5-express5', major >= 20],
-  ['apollo4-express4', true],
-  ['apollo5-standalone', major >= 20],
-  ['yoga-http', true],
-  ['yoga-express', true],
+  ['apollo5-express5', major >= 20, 'by hand'],
+  ['apollo4-express4', true, 'by hand'],
+  ['apollo5-standalone', major >= 20, 'by hand'],
+  ['yoga-http', true, 'by hand'],
+  ['yoga-express', true, 'by hand'],
+  ['apollo5-express5', major >= 20, 'with customlabels/register'],
+  ['yoga-express', true, 'with customlabels/register'],
 ];
 
-describe.each(variants)('%s', (variant, runs) => {
+describe.each(variants)('%s, wired %s', (variant, runs, wiring) => {
   let run;
   let responses;
   const apollo = variant.startsWith('apollo');
@@ -84,7 +88,7 @@ describe.each(variants)('%s', (variant, runs) => {
   const n = tenants.length * 2; // requests of each kind
 
   beforeAll(async () => {
-    if (runs) ({ run, responses } = await serveUnderLoad(fixture, [variant], requestsFor(variant)));
+    if (runs) ({ run, responses } = await serveUnderLoad(fixture, [variant], requestsFor(variant), 6, wiring === 'by hand' ? {} : REGISTERED));
   }, 180000);
 
   testHere(`${variant}: every operation was answered as the server answers it unlabelled, and the server closed cleanly`, () => {

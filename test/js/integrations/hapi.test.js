@@ -5,19 +5,20 @@
 // exactly the request's method, route path and tenant on the server thread.
 
 const path = require('node:path');
-const { serveUnderLoad, expectEveryCheckpointSeen } = require('./harness');
+const { REGISTERED, serveUnderLoad, expectEveryCheckpointSeen } = require('./harness');
 const { mixedRequests, statusCounts, countOf } = require('./requests');
 const { runNode } = require('../helpers');
 
 const fixture = path.join(__dirname, '..', 'fixtures', 'hapi-app.js');
 
 
-describe('@hapi/hapi', () => {
+describe.each(['by hand', 'with customlabels/register'])('@hapi/hapi, wired %s', (wiring) => {
   let run;
   let responses;
 
   beforeAll(async () => {
-    ({ run, responses } = await serveUnderLoad(fixture, [], mixedRequests({ user: (t) => `/api/v1/users/${100 + t}`, items: () => '/api/v1/items', fail: '/api/v1/fail' })));
+    const env = wiring === 'by hand' ? {} : REGISTERED;
+    ({ run, responses } = await serveUnderLoad(fixture, [], mixedRequests({ user: (t) => `/api/v1/users/${100 + t}`, items: () => '/api/v1/items', fail: '/api/v1/fail' }), 6, env));
   }, 180000);
 
   test('every request was served and the server stopped cleanly', () => {

@@ -96,16 +96,20 @@ function runCheckpoints(fixture, { args = [], env = {}, node = process.execPath,
 // Runs a server fixture (it announces {event: 'listening', port} and exits
 // after argv's last argument of responses) under `requests` from a real HTTP
 // client; resolves with the checkpoint run and the responses.
-async function serveUnderLoad(fixture, args, requests, concurrency = 6) {
+// `env`: more environment for the fixture (e.g. REGISTERED below).
+async function serveUnderLoad(fixture, args, requests, concurrency = 6, env = {}) {
   const { load } = require('./http-client');
   let loading;
+  const events = [];
   const run = await runCheckpoints(fixture, {
     args: [...args, String(requests.length)],
+    env,
     onEvent: (msg) => {
+      events.push(msg);
       if (msg.event === 'listening') loading = load(msg.port, requests, concurrency);
     },
   });
-  return { run, responses: await loading };
+  return { run: { ...run, events }, responses: await loading };
 }
 
 // Where the reader found a checkpoint's labels (`labelled`: it has some): the
@@ -135,4 +139,32 @@ function expectEveryCheckpointSeen(checkpoints) {
   }
 }
 
-module.exports = { runCheckpoints, serveUnderLoad, expectEveryCheckpointSeen, expectSource, inspect, readerPath };
+// A fixture's environment for customlabels/register instead of its own
+// lines (the fixtures leave their integration out under
+// CUSTOMLABELS_FIXTURE_WIRING=register), with the x-tenant header as the
+// tenant label, as the fixtures' own options give it.
+const REGISTERED = Object.freeze({
+  CUSTOMLABELS_FIXTURE_WIRING: 'register',
+  NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --require customlabels/register`.trim(),
+  CUSTOMLABELS_HEADERS: 'x-tenant=tenant',
+});
+
+// A package the repository installs under an alias (express4, fastify4)
+// copied to build/test-aliases/<alias>/node_modules/<name>, so that an app
+// loading it by that path loads it as its real name, as customlabels/register
+// sees a package in an app (its dependencies still resolve from the
+// repository's node_modules). Returns the copy's folder.
+function asPackage(alias, name) {
+  const dir = path.join(root, 'build', 'test-aliases', alias, 'node_modules', name);
+  const source = path.join(root, 'node_modules', alias);
+  const stamp = path.join(dir, '.customlabels-copied-from');
+  const version = fs.readFileSync(path.join(source, 'package.json'), 'utf8');
+  if (!fs.existsSync(stamp) || fs.readFileSync(stamp, 'utf8') !== version) {
+    fs.rmSync(dir, { recursive: true, force: true });
+    fs.cpSync(source, dir, { recursive: true, dereference: true });
+    fs.writeFileSync(stamp, version);
+  }
+  return dir;
+}
+
+module.exports = { REGISTERED, asPackage, runCheckpoints, serveUnderLoad, expectEveryCheckpointSeen, expectSource, inspect, readerPath };

@@ -5,7 +5,7 @@
 // exactly the request's method, route path and tenant on the server thread.
 
 const path = require('node:path');
-const { serveUnderLoad, expectEveryCheckpointSeen } = require('./harness');
+const { REGISTERED, serveUnderLoad, expectEveryCheckpointSeen } = require('./harness');
 const { mixedRequests, statusCounts, countOf } = require('./requests');
 const { testIf, runNode } = require('../helpers');
 
@@ -14,15 +14,17 @@ const major = Number(process.versions.node.split('.')[0]);
 
 
 describe.each([
-  ['@hono/node-server', major >= 20],
-  ['@hono/node-server1', true],
-])('hono on %s', (serverModule, runs) => {
+  ['@hono/node-server', major >= 20, 'by hand'],
+  ['@hono/node-server1', true, 'by hand'],
+  ['@hono/node-server1', true, 'with customlabels/register'],
+])('hono on %s, wired %s', (serverModule, runs, wiring) => {
   let run;
   let responses;
   const testHere = testIf(runs, '@hono/node-server 2 needs Node.js >= 20');
 
   beforeAll(async () => {
-    if (runs) ({ run, responses } = await serveUnderLoad(fixture, [serverModule], mixedRequests({ user: (t) => `/api/v1/users/${100 + t}`, items: () => '/api/v1/items', fail: '/fail' })));
+    const env = wiring === 'by hand' ? {} : REGISTERED;
+    if (runs) ({ run, responses } = await serveUnderLoad(fixture, [serverModule], mixedRequests({ user: (t) => `/api/v1/users/${100 + t}`, items: () => '/api/v1/items', fail: '/fail' }), 6, env));
   }, 180000);
 
   testHere(`hono on ${serverModule}: every request was served and the server closed cleanly`, () => {

@@ -6,7 +6,7 @@
 // tenant on the server's thread (or nothing, upstream of labels()).
 
 const path = require('node:path');
-const { serveUnderLoad, expectEveryCheckpointSeen } = require('./harness');
+const { REGISTERED, asPackage, serveUnderLoad, expectEveryCheckpointSeen } = require('./harness');
 const { mixedRequests, statusCounts, countOf } = require('./requests');
 const { testIf } = require('../helpers');
 
@@ -16,19 +16,26 @@ const major = Number(process.versions.node.split('.')[0]);
 
 // @koa/router 14+ and koa-router 14+ need Node.js >= 20; the versions
 // installed here: @koa/router 15, koa-router 13, @koa/router 12.
+// By hand, and with customlabels/register (the aliased versions loaded as
+// an app has them).
 const combos = [
-  ['koa', '@koa/router', major >= 20],
-  ['koa', 'koa-router', true],
-  ['koa2', '@koa/router12', true],
+  ['koa', '@koa/router', major >= 20, 'by hand'],
+  ['koa', 'koa-router', true, 'by hand'],
+  ['koa2', '@koa/router12', true, 'by hand'],
+  ['koa', '@koa/router', major >= 20, 'with customlabels/register'],
+  ['koa2', '@koa/router12', true, 'with customlabels/register'],
 ];
 
-describe.each(combos)('%s with %s', (koaModule, routerModule, runs) => {
+describe.each(combos)('%s with %s, wired %s', (koaModule, routerModule, runs, wiring) => {
   let run;
   let responses;
   const testHere = testIf(runs, '@koa/router 15 needs Node.js >= 20');
 
   beforeAll(async () => {
-    if (runs) ({ run, responses } = await serveUnderLoad(fixture, [koaModule, routerModule], mixedRequests({ user: (t) => `/api/v1/users/${100 + t}`, items: (t) => `/api/v1/items/k${t}`, fail: '/api/v1/fail', itemCount: null })));
+    const registered = wiring !== 'by hand';
+    const as = (alias, name) => (registered && alias !== name ? asPackage(alias, name) : alias);
+    const modules = [as(koaModule, 'koa'), as(routerModule, routerModule.replace(/\d+$/, ''))];
+    if (runs) ({ run, responses } = await serveUnderLoad(fixture, modules, mixedRequests({ user: (t) => `/api/v1/users/${100 + t}`, items: (t) => `/api/v1/items/k${t}`, fail: '/api/v1/fail', itemCount: null }), 6, registered ? REGISTERED : {}));
   }, 180000);
 
   testHere(`${koaModule} with ${routerModule}: every request was served and the app exited cleanly`, () => {

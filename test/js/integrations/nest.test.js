@@ -7,7 +7,7 @@
 // included), read from outside by the reader.
 
 const path = require('node:path');
-const { serveUnderLoad, expectEveryCheckpointSeen } = require('./harness');
+const { REGISTERED, serveUnderLoad, expectEveryCheckpointSeen } = require('./harness');
 const { mixedRequests, statusCounts, countOf } = require('./requests');
 const { testIf } = require('../helpers');
 
@@ -15,18 +15,21 @@ const fixture = path.join(__dirname, '..', 'fixtures', 'nest-app.js');
 const major = Number(process.versions.node.split('.')[0]);
 
 
+// By hand, and through customlabels/register (which labels the platform).
 describe.each([
-  ['nest10', 'express', true],
-  ['nest10', 'fastify', true],
-  ['nest11', 'express', major >= 20],
-  ['nest11', 'fastify', major >= 20],
-])('%s on %s', (nest, platform, runs) => {
+  ['nest10', 'express', true, 'by hand'],
+  ['nest10', 'fastify', true, 'by hand'],
+  ['nest11', 'express', major >= 20, 'by hand'],
+  ['nest11', 'fastify', major >= 20, 'by hand'],
+  ['nest11', 'express', major >= 20, 'with customlabels/register'],
+  ['nest11', 'fastify', major >= 20, 'with customlabels/register'],
+])('%s on %s, wired %s', (nest, platform, runs, wiring) => {
   let run;
   let responses;
   const testHere = testIf(runs, 'NestJS 11 needs Node.js >= 20');
 
   beforeAll(async () => {
-    if (runs) ({ run, responses } = await serveUnderLoad(fixture, [nest, platform], mixedRequests({ user: (t) => `/api/v1/users/${100 + t}`, items: () => '/api/v1/items', fail: '/api/v1/fail' })));
+    if (runs) ({ run, responses } = await serveUnderLoad(fixture, [nest, platform], mixedRequests({ user: (t) => `/api/v1/users/${100 + t}`, items: () => '/api/v1/items', fail: '/api/v1/fail' }), 6, wiring === 'by hand' ? {} : REGISTERED));
   }, 180000);
 
   testHere(`${nest} on ${platform}: every request was served and the app closed cleanly`, () => {

@@ -1,0 +1,150 @@
+'use strict';
+
+// customlabels/register's configuration, from the environment (the README's
+// "Set up in one line" has the table):
+//
+//   CUSTOMLABELS_INTEGRATIONS  all (default), none, a list of names
+//                              (express,fastify), or all minus some
+//                              (-graphql,-otel)
+//   CUSTOMLABELS_HEADERS       request headers copied into labels:
+//                              x-tenant=tenant,x-region (label = header name
+//                              when not given)
+//   CUSTOMLABELS_LABELS        labels of the process on every request:
+//                              service=checkout,version=1.4.2
+//   CUSTOMLABELS_OTEL_ATTRIBUTES
+//                              span attributes to labels, over the default
+//                              mapping (customlabels/otel): my.attr=label,
+//                              -rpc.method (off), or none
+//   CUSTOMLABELS_HOOKS         0 for the hook-free mode (lib/api.js reads it)
+//
+// Every label stays within what the readers keep (lib/integrations/
+// reader-limits.js). Bad configuration never stops the app: what is valid
+// applies, and one warning (CUSTOMLABELS_REGISTER_CONFIG) at startup lists
+// what was not.
+
+const { PARCA, cutValue } = require('../integrations/reader-limits');
+
+const INTEGRATIONS = Object.freeze(['express', 'fastify', 'koa', 'hapi', 'hono', 'graphql', 'bullmq', 'next', 'otel', 'grpc', 'amqplib']);
+// Labels the HTTP integrations set themselves (request-labels.js); the
+// configured ones must not take their names.
+const RESERVED = new Set(['method', 'route']);
+
+const utf8Bytes = (s) => Buffer.byteLength(s);
+const keyProblem = (key) =>
+  key === '' ? 'an empty label name' : utf8Bytes(key) > PARCA.MAX_KEY_BYTES ? `label name "${key}" is longer than ${PARCA.MAX_KEY_BYTES} bytes` : RESERVED.has(key) ? `label name "${key}" is set by the integrations` : null;
+
+function items(value) {
+  return value
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
+}
+
+function integrations(value, problems) {
+  const on = new Set(INTEGRATIONS);
+  if (value === undefined || value.trim() === '' || value.trim() === 'all') return on;
+  if (value.trim() === 'none') return new Set();
+  const list = items(value);
+  const named = list.filter((n) => !n.startsWith('-') && n !== 'all');
+  const chosen = named.length > 0 ? new Set() : on;
+  for (const item of list) {
+    if (item === 'all') continue;
+    const name = item.startsWith('-') ? item.slice(1) : item;
+    if (!INTEGRATIONS.includes(name)) {
+      problems.push(`CUSTOMLABELS_INTEGRATIONS: unknown integration "${name}" (known: ${INTEGRATIONS.join(', ')})`);
+      continue;
+    }
+    if (item.startsWith('-')) chosen.delete(name);
+    else chosen.add(name);
+  }
+  return chosen;
+}
+
+// [[header (lower case), label], ...]
+function headers(value, problems) {
+  const out = [];
+  if (value === undefined) return out;
+  for (const item of items(value)) {
+    const eq = item.indexOf('=');
+    const header = (eq < 0 ? item : item.slice(0, eq)).trim().toLowerCase();
+    const label = eq < 0 ? header : item.slice(eq + 1).trim();
+    if (!/^[!#$%&'*+.^_`|~0-9a-z-]+$/.test(header)) {
+      problems.push(`CUSTOMLABELS_HEADERS: "${header}" is not a header name`);
+      continue;
+    }
+    const problem = keyProblem(label);
+    if (problem !== null) {
+      problems.push(`CUSTOMLABELS_HEADERS: ${problem}`);
+      continue;
+    }
+    out.push([header, label]);
+  }
+  return out;
+}
+
+function staticLabels(value, problems) {
+  const out = {};
+  if (value === undefined) return out;
+  for (const item of items(value)) {
+    const eq = item.indexOf('=');
+    if (eq < 0) {
+      problems.push(`CUSTOMLABELS_LABELS: "${item}" is not name=value`);
+      continue;
+    }
+    const key = item.slice(0, eq).trim();
+    const v = item.slice(eq + 1).trim();
+    const problem = keyProblem(key);
+    if (problem !== null) {
+      problems.push(`CUSTOMLABELS_LABELS: ${problem}`);
+      continue;
+    }
+    const cut = cutValue(v);
+    if (cut !== v) problems.push(`CUSTOMLABELS_LABELS: the value of "${key}" is cut to ${PARCA.MAX_VALUE_BYTES} bytes`);
+    out[key] = cut;
+  }
+  return out;
+}
+
+// { [attribute]: label | null } over customlabels/otel's defaults, or
+// false for none.
+function otelAttributes(value, problems) {
+  if (value === undefined || value.trim() === '') return {};
+  if (value.trim() === 'none') return false;
+  const out = {};
+  for (const item of items(value)) {
+    if (item.startsWith('-')) {
+      out[item.slice(1)] = null;
+      continue;
+    }
+    const eq = item.indexOf('=');
+    const attribute = (eq < 0 ? item : item.slice(0, eq)).trim();
+    const label = eq < 0 ? attribute : item.slice(eq + 1).trim();
+    const problem = label === 'method' || label === 'route' ? null : keyProblem(label);
+    if (attribute === '' || problem !== null) {
+      problems.push(`CUSTOMLABELS_OTEL_ATTRIBUTES: ${problem ?? `"${item}" names no attribute`}`);
+      continue;
+    }
+    out[attribute] = label;
+  }
+  return out;
+}
+
+// The configuration `env` gives, and the problems found in it.
+function readConfig(env = process.env) {
+  const problems = [];
+  const config = {
+    integrations: integrations(env.CUSTOMLABELS_INTEGRATIONS, problems),
+    headers: headers(env.CUSTOMLABELS_HEADERS, problems),
+    labels: staticLabels(env.CUSTOMLABELS_LABELS, problems),
+    otelAttributes: otelAttributes(env.CUSTOMLABELS_OTEL_ATTRIBUTES, problems),
+  };
+  const perRequest = 2 + config.headers.length + Object.keys(config.labels).length;
+  if (perRequest > PARCA.MAX_LABELS) {
+    problems.push(
+      `${perRequest} labels per request (method, route, ${config.headers.length} headers, ${Object.keys(config.labels).length} process labels) is more than the ${PARCA.MAX_LABELS} the Parca agent keeps; it keeps the first ${PARCA.MAX_LABELS}`,
+    );
+  }
+  return { config: Object.freeze(config), problems };
+}
+
+module.exports = { readConfig, INTEGRATIONS };

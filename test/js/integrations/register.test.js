@@ -1,0 +1,220 @@
+'use strict';
+
+// customlabels/register: an app with no line of customlabels in it, run with
+// --import / --require customlabels/register, is labelled as the hand-wired
+// integrations label it, read from outside. (The CommonJS fixtures of each
+// framework run with register too: express, fastify, koa, hapi, hono,
+// graphql, bullmq tests.) Here: ESM apps, the configuration from the
+// environment and its warnings, an app that also wires an integration by
+// hand, and what register leaves alone.
+
+const path = require('node:path');
+const Module = require('node:module');
+const { serveUnderLoad, expectEveryCheckpointSeen, REGISTERED } = require('./harness');
+const { runNode, testIf } = require('../helpers');
+
+const major = Number(process.versions.node.split('.')[0]);
+
+const fixture = path.join(__dirname, '..', 'fixtures', 'register-esm.mjs');
+const registerHooks = typeof Module.registerHooks === 'function';
+const tenants = ['acme', 'globex', 'initech'];
+
+function requests() {
+  const out = [];
+  for (let round = 0; round < 2; round++) {
+    tenants.forEach((tenant, t) => {
+      out.push({ path: `/api/users/${t}`, headers: { 'x-tenant': tenant, 'x-id': `u${round}-${t}` } });
+      out.push({ path: `/no/such/${t}`, headers: { 'x-tenant': tenant, 'x-id': `n${round}-${t}` } });
+    });
+  }
+  return out;
+}
+
+const ESM = { ...REGISTERED, NODE_OPTIONS: REGISTERED.NODE_OPTIONS.replace('--require customlabels/register', '--import customlabels/register') };
+
+// The ESM builds of Hono and @koa/router are ESM-only modules: seen through
+// module.registerHooks (Node.js >= 22.15), else not at all (the README says
+// to add their line there): Hono's requests run unlabelled, Koa's without
+// their route.
+// (@koa/router 15 needs Node.js >= 20.)
+describe.each([
+  ['express', 'labels', true],
+  ['fastify', 'labels', true],
+  ['koa', registerHooks ? 'labels' : 'no-route', major >= 20],
+  ['hono', registerHooks ? 'labels' : 'none', true],
+])('an ESM %s app under --import customlabels/register', (framework, expecting, runs) => {
+  let run;
+  let responses;
+  const testHere = testIf(runs, '@koa/router 15 needs Node.js >= 20');
+
+  beforeAll(async () => {
+    if (!runs) return;
+    ({ run, responses } = await serveUnderLoad(fixture, [framework], requests(), 4, { ...ESM, CUSTOMLABELS_FIXTURE_EXPECT: expecting }));
+  }, 120000);
+
+  testHere(`${framework}: every request was served, and the app exited cleanly`, () => {
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    expect(responses.map((r) => r.status).sort()).toEqual([...Array(6).fill(200), ...Array(6).fill(404)]);
+  });
+
+  testHere(
+    expecting === 'labels'
+      ? `${framework}: at every checkpoint the reader sees method, route template and tenant`
+      : `${framework}: without module.registerHooks its ESM-only build is not seen (${expecting === 'none' ? 'no labels' : 'no route'}), as the README says`,
+    () => {
+      expect(run.checkpoints).toHaveLength(12);
+      expectEveryCheckpointSeen(run.checkpoints);
+    },
+  );
+});
+
+// Runs `source` (CommonJS) with register preloaded and `env`.
+function withRegister(source, env = {}, how = '--require') {
+  return runNode(source, { args: [how, 'customlabels/register'], env: { CUSTOMLABELS_HEADERS: '', ...env } });
+}
+
+describe('configuration from the environment', () => {
+  test('process labels and header labels join every request\'s method and route', async () => {
+    const r = await withRegister(
+      `const express = require('express');
+      const { currentLabels } = require('.');
+      const app = express();
+      app.get('/t/:id', (req, res) => res.json(currentLabels()));
+      const server = app.listen(0, '127.0.0.1', async () => {
+        const res = await fetch('http://127.0.0.1:' + server.address().port + '/t/1', { headers: { 'X-Tenant': 'acme', 'x-region': 'eu-' + 'x'.repeat(80) } });
+        console.log(JSON.stringify(await res.json()));
+        server.close();
+      });`,
+      { CUSTOMLABELS_HEADERS: 'x-tenant=tenant, x-region', CUSTOMLABELS_LABELS: 'service=checkout,version=1.4.2' },
+    );
+    expect(r.stderr).toBe('');
+    expect(JSON.parse(r.stdout)).toEqual({
+      service: 'checkout',
+      version: '1.4.2',
+      method: 'GET',
+      route: '/t/:id',
+      tenant: 'acme',
+      // cut to the 53 bytes readers keep
+      'x-region': `eu-${'x'.repeat(50)}`,
+    });
+  });
+
+  test('bad configuration is one warning at startup; what is valid applies, and the app starts', async () => {
+    const r = await withRegister(
+      `const express = require('express');
+      const { currentLabels } = require('.');
+      const app = express();
+      app.get('/', (req, res) => res.json(currentLabels()));
+      const server = app.listen(0, '127.0.0.1', async () => {
+        const res = await fetch('http://127.0.0.1:' + server.address().port + '/', { headers: { 'x-tenant': 'acme' } });
+        console.log(JSON.stringify(await res.json()));
+        server.close();
+      });`,
+      {
+        CUSTOMLABELS_INTEGRATIONS: 'express,nosuch',
+        CUSTOMLABELS_HEADERS: 'x-tenant=tenant,bad header,x-long=' + 'k'.repeat(30),
+        CUSTOMLABELS_LABELS: 'service=checkout,broken,route=/x',
+      },
+    );
+    const warnings = r.stderr.match(/Warning: .*/g);
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatch(/^Warning: customlabels\/register: /);
+    for (const part of [
+      'CUSTOMLABELS_INTEGRATIONS: unknown integration "nosuch"',
+      'CUSTOMLABELS_HEADERS: "bad header" is not a header name',
+      `CUSTOMLABELS_HEADERS: label name "${'k'.repeat(30)}" is longer than 25 bytes`,
+      'CUSTOMLABELS_LABELS: "broken" is not name=value',
+      'CUSTOMLABELS_LABELS: label name "route" is set by the integrations',
+      'The rest of the configuration applies.',
+    ]) {
+      expect(warnings[0]).toContain(part);
+    }
+    expect(JSON.parse(r.stdout)).toEqual({ service: 'checkout', method: 'GET', route: '/', tenant: 'acme' });
+  });
+
+  test('CUSTOMLABELS_INTEGRATIONS leaves the integrations it does not name alone', async () => {
+    const r = await withRegister(
+      `const express = require('express');
+      const { currentLabels } = require('.');
+      const app = express();
+      app.get('/', (req, res) => res.json(currentLabels()));
+      const server = app.listen(0, '127.0.0.1', async () => {
+        const res = await fetch('http://127.0.0.1:' + server.address().port + '/');
+        console.log(JSON.stringify(await res.json()));
+        server.close();
+      });`,
+      { CUSTOMLABELS_INTEGRATIONS: '-express' },
+    );
+    expect(r.stderr).toBe('');
+    expect(JSON.parse(r.stdout)).toEqual({});
+  });
+});
+
+describe('an app that also wires an integration by hand', () => {
+  test('express: the labels() middleware of the app takes over from its first request, with its options; labels are never doubled', async () => {
+    const r = await withRegister(
+      `const express = require('express');
+      const { labels } = require('customlabels/express');
+      const { currentLabels } = require('.');
+      const app = express();
+      app.use(labels({ labels: (req) => ({ mine: 'yes' }) }));
+      app.get('/u/:id', (req, res) => res.json(currentLabels()));
+      const server = app.listen(0, '127.0.0.1', async () => {
+        const out = [];
+        for (let i = 0; i < 3; i++) {
+          const res = await fetch('http://127.0.0.1:' + server.address().port + '/u/' + i, { headers: { 'x-tenant': 'acme' } });
+          out.push(await res.json());
+        }
+        console.log(JSON.stringify(out));
+        server.close();
+      });`,
+      { CUSTOMLABELS_HEADERS: 'x-tenant=tenant' },
+    );
+    expect(r.stderr).toBe('');
+    // register's header label joins the hand-wired labels (request-labels.js).
+    expect(JSON.parse(r.stdout)).toEqual(Array(3).fill({ method: 'GET', route: '/u/:id', tenant: 'acme', mine: 'yes' }));
+  });
+
+  test('fastify: a registration of the plugin by the app replaces register\'s hook; labels are never doubled', async () => {
+    const r = await withRegister(
+      `const Fastify = require('fastify');
+      const { currentLabels } = require('.');
+      const app = Fastify({ forceCloseConnections: true });
+      let calls = 0;
+      app.register(require('customlabels/fastify'), { labels: () => { calls++; return { mine: 'yes' }; } });
+      app.get('/u/:id', async () => currentLabels());
+      app.listen({ port: 0, host: '127.0.0.1' }).then(async () => {
+        const out = [];
+        for (let i = 0; i < 3; i++) {
+          const res = await fetch('http://127.0.0.1:' + app.server.address().port + '/u/' + i, { headers: { 'x-tenant': 'acme' } });
+          out.push(await res.json());
+        }
+        console.log(JSON.stringify({ out, calls }));
+        await app.close();
+      });`,
+      { CUSTOMLABELS_HEADERS: 'x-tenant=tenant' },
+    );
+    expect(r.stderr).toBe('');
+    expect(JSON.parse(r.stdout)).toEqual({ out: Array(3).fill({ method: 'GET', route: '/u/:id', tenant: 'acme', mine: 'yes' }), calls: 3 });
+  });
+
+  test('register starts once, whether loaded by --require and --import together or from two copies', async () => {
+    const r = await runNode(
+      `const s = globalThis[Symbol.for('customlabels.register.started')];
+      require('./lib/register.js');
+      console.log(JSON.stringify({ started: s !== undefined, same: s === globalThis[Symbol.for('customlabels.register.started')] }));`,
+      { args: ['--require', 'customlabels/register', '--import', 'customlabels/register'] },
+    );
+    expect(r.stderr).toBe('');
+    expect(JSON.parse(r.stdout)).toEqual({ started: true, same: true });
+  });
+});
+
+test('register requires no framework itself: a plain script loads nothing it does not load', async () => {
+  const r = await withRegister(
+    `console.log(JSON.stringify(Object.keys(require.cache).filter((f) => f.includes('/node_modules/')).map((f) => f.split('/node_modules/').pop().split('/')[0])));`,
+  );
+  expect(r.stderr).toBe('');
+  expect(JSON.parse(r.stdout)).toEqual([]);
+});
