@@ -10,7 +10,10 @@
 //   withlabels-cm    the same, each activation wrapped in one withLabels call
 //                    with the span's trace_id and span_id (the naive way to
 //                    label spans: what customlabels/otel must not exceed)
-//   customlabels-cm  customlabels/otel's CustomLabelsContextManager
+//   customlabels-cm  customlabels/otel's CustomLabelsContextManager (with its
+//                    default attribute mapping)
+//   customlabels-cm-nomap  the same with `attributes: false` (issue #26:
+//                    what the mapping costs)
 // With CUSTOMLABELS_THREAD_CONTEXT=0 in the environment, customlabels builds
 // no thread context records (bench/thread-context.js compares both).
 
@@ -23,10 +26,10 @@ let requests = 0;
 let activations = 0;
 
 function contextManager() {
-  if (mode === 'customlabels-cm') {
+  if (mode === 'customlabels-cm' || mode === 'customlabels-cm-nomap') {
     const { CustomLabelsContextManager } = require('../lib/integrations/otel');
     const inner = new AsyncLocalStorageContextManager();
-    const manager = new CustomLabelsContextManager({ contextManager: inner });
+    const manager = new CustomLabelsContextManager({ contextManager: inner, ...(mode === 'customlabels-cm-nomap' ? { attributes: false } : {}) });
     countActivations(inner);
     return manager;
   }

@@ -72,9 +72,9 @@
 const { withLabels, currentLabels } = require('../index');
 const errors = require('../errors');
 const { warnOnce } = require('../warnings');
-const { readLabels } = require('../labels');
 const { LABELS_KEY, withTaskLabels, isPlainObject } = require('./worker');
-const { PARCA, cutValue: cut, keyFits } = require('./reader-limits');
+const { PARCA, cutValue: cut } = require('./reader-limits');
+const { addLimited, toObject } = require('./carried');
 
 const { MAX_LABELS, MAX_KEY_BYTES, MAX_VALUE_BYTES } = PARCA;
 // (queue, name) pairs whose labels are kept frozen: queues and job names are
@@ -89,75 +89,11 @@ const RESERVED = new Set([QUEUE, JOB]);
 const NOT_CARRIED = new Set([QUEUE, JOB, 'trace_id', 'span_id', 'local_root_span_id']);
 
 const hasOwn = Object.prototype.hasOwnProperty;
-const utf8 = new TextDecoder();
 
 // One warning per thread, whatever went wrong first.
 const warn = (reason) =>
   warnOnce('job-labels', `customlabels: job labels not published as given (${reason}); jobs run with the labels that are valid`, 'CUSTOMLABELS_JOB_LABELS');
 
-
-// Adds to `out` the labels of `source` (a plain object) that are within the
-// readers' limits, at most `room` of them, except keys `out` already has
-// and keys in `skip` (null: none): those are set by someone who wins
-// anyway. Values: strings (cut), numbers, booleans and bigints (as strings),
-// Uint8Arrays (decoded), and null/undefined, kept as null (removal) if
-// `keepNull`, else left out. A label replacing one `present` has (non-null)
-// takes no room. Returns what it left out that it should not have, for the
-// warning (null: nothing).
-function addLimited(out, source, room, skip, keepNull, present = null) {
-  let problem = null;
-  let used = 0;
-  for (const key in source) {
-    if (!hasOwn.call(source, key) || hasOwn.call(out, key) || (skip !== null && skip.has(key))) continue;
-    if (key === '' || key === '__proto__' || !keyFits(key)) {
-      problem = `key ${errors.describe(key)} is not a label key of 1 to ${MAX_KEY_BYTES} bytes`;
-      continue;
-    }
-    const value = source[key];
-    let v;
-    switch (typeof value) {
-      case 'string':
-        v = cut(value);
-        break;
-      case 'number':
-      case 'boolean':
-      case 'bigint':
-        v = cut(String(value));
-        break;
-      case 'undefined':
-        v = null;
-        break;
-      default:
-        if (value === null) v = null;
-        else if (value instanceof Uint8Array) v = cut(utf8.decode(value));
-        else {
-          problem = `the value of ${errors.describe(key)} is ${errors.describe(value)}`;
-          continue;
-        }
-    }
-    if (v === null) {
-      if (keepNull) out[key] = null;
-      continue;
-    }
-    const replaces = present !== null && hasOwn.call(present, key) && present[key] !== null;
-    if (!replaces && used >= room) {
-      problem = `more than ${MAX_LABELS} labels in all`;
-      break;
-    }
-    out[key] = v;
-    if (!replaces) used += 1;
-  }
-  return problem;
-}
-
-// Labels as withLabels takes them (plain object or Map, validated with its
-// errors) as a plain object of what readLabels read.
-function toObject(labels) {
-  const updates = readLabels(labels);
-  const out = Object.create(null); // a key `__proto__` stays a key (and is left out later)
-  for (let i = 0; i < updates.count; i++) out[updates.keys[i]] = updates.values[i];
-  return out;
-}
 
 // --- producer side ----------------------------------------------------------
 

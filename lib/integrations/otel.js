@@ -103,14 +103,17 @@ function attributeMapping(option) {
   return [...out];
 }
 
-// The labels `attributes` (a span's) give under `mapping`, or null if none.
-function labelsOfAttributes(attributes, mapping) {
-  if (attributes === null || typeof attributes !== 'object') return null;
+// The labels `attributes` (a span's) give under `mapping`, or null if none;
+// `route`: the route its RPC metadata holds (below), standing in for an
+// http.route the span does not have yet.
+function labelsOfAttributes(attributes, mapping, route) {
+  if ((attributes === null || typeof attributes !== 'object') && route === undefined) return null;
   let out = null;
   for (let i = 0; i < mapping.length; i++) {
     const [attribute, label] = mapping[i];
     if (out !== null && out[label] !== undefined) continue;
-    let v = attributes[attribute];
+    let v = attributes !== null && typeof attributes === 'object' ? attributes[attribute] : undefined;
+    if (v === undefined && attribute === 'http.route') v = route;
     if (typeof v === 'number' || typeof v === 'boolean') v = String(v);
     else if (typeof v !== 'string' || v === '') continue;
     const transform = VALUE_OF[attribute];
@@ -120,6 +123,44 @@ function labelsOfAttributes(attributes, mapping) {
   }
   return out;
 }
+
+// The RPC metadata OpenTelemetry's HTTP server instrumentation puts in the
+// context of its server span (@opentelemetry/core's RPC_METADATA_KEY, a
+// Symbol.for): the framework instrumentations (Express, Fastify, Koa, hapi)
+// set its `route` once routing ran, and the HTTP instrumentation copies it
+// into the span's http.route only when the response ends. So a route set
+// there is the server span's http.route from then on: the property is
+// observed (an accessor in its place) for the span it belongs to.
+const RPC_METADATA = Symbol.for('OpenTelemetry SDK Context Key RPC_METADATA');
+
+function observeRoute(context, span, changed) {
+  let meta;
+  try {
+    meta = context.getValue(RPC_METADATA);
+  } catch {
+    return undefined;
+  }
+  if (meta === null || typeof meta !== 'object' || meta.span !== span) return undefined;
+  const desc = Object.getOwnPropertyDescriptor(meta, 'route');
+  if (desc !== undefined && (desc.get !== undefined || !desc.configurable)) return meta; // observed already, or fixed
+  let route = desc === undefined ? undefined : desc.value;
+  try {
+    Object.defineProperty(meta, 'route', {
+      enumerable: true,
+      configurable: true,
+      get: () => route,
+      set: (value) => {
+        route = value;
+        changed();
+      },
+    });
+  } catch {
+    // A frozen metadata object: its route is read, not observed.
+  }
+  return meta;
+}
+
+const routeOf = (meta) => (meta === undefined || typeof meta.route !== 'string' ? undefined : meta.route);
 
 function sameLabels(a, b) {
   if (a === b) return true;
@@ -213,6 +254,7 @@ class SpanScope {
     this.ids = labels; // the id labels alone
     this.extra = null; // spanLabels' labels
     this.attributes = null; // the labels of the span's attributes
+    this.rpc = undefined; // the RPC metadata of a server span (observeRoute)
   }
 
   static is(x) {
@@ -319,7 +361,7 @@ class CustomLabelsContextManager {
     if (span === undefined) return { trace: TraceContext.CLEAR, labels: this._removals };
     let scope = this._scopeOfSpan(span);
     if (scope === undefined) {
-      scope = this._newScope(span);
+      scope = this._newScope(span, context);
       this._remember(span, scope);
       if (scope.pending) this._addSpanLabels(span, scope);
     }
@@ -354,7 +396,7 @@ class CustomLabelsContextManager {
 
   // The span's scope with its ids; spanLabels are added after it is stored
   // (a spanLabels that activates the span itself then finds it).
-  _newScope(span) {
+  _newScope(span, context) {
     const sc = span.spanContext();
     const trace = traceOf(sc);
     if (trace === null) return new SpanScope(span, TraceContext.CLEAR, this._removals, undefined, false);
@@ -368,7 +410,8 @@ class CustomLabelsContextManager {
     const scope = new SpanScope(span, trace, labels, root, this._spanLabels !== undefined);
     if (this._mapping.length !== 0) {
       watchSpanClass(span);
-      scope.attributes = labelsOfAttributes(span.attributes, this._mapping);
+      if (this._mapped.has('http.route')) scope.rpc = observeRoute(context, span, () => this._attributesChanged(span));
+      scope.attributes = labelsOfAttributes(span.attributes, this._mapping, routeOf(scope.rpc));
       if (scope.attributes !== null) scope.labels = { ...scope.attributes, ...labels };
     }
     return scope;
@@ -388,7 +431,7 @@ class CustomLabelsContextManager {
     if (scope === undefined || scope.trace === TraceContext.CLEAR) return;
     let next;
     try {
-      next = labelsOfAttributes(span.attributes, this._mapping);
+      next = labelsOfAttributes(span.attributes, this._mapping, routeOf(scope.rpc));
     } catch {
       return;
     }

@@ -26,6 +26,10 @@
 //                       work store (lib/integrations/next.js)
 //   @opentelemetry/api  the global context manager, wrapped in
 //                       customlabels/otel's (span ids and attributes)
+//   @grpc/grpc-js       Server#register/#addService, Channel#createCall
+//                       (calls keep their caller's labels; no forwarding:
+//                       that is the app's choice)
+//   amqplib             both channel models' consume and publish
 //
 // It never requires a framework itself, and never fails the app: a
 // framework it cannot instrument is a warning.
@@ -146,6 +150,21 @@ function start() {
       require('../integrations/otel').labelRegisteredContextManager(otelOptions);
     }
   }
+  if (on('grpc')) {
+    hooks.watch('@grpc/grpc-js', (grpc) => {
+      if (grpc !== null && typeof grpc === 'object' && typeof grpc.Server === 'function') require('../integrations/grpc').instrument(grpc);
+    });
+  }
+  if (on('amqplib')) {
+    for (const name of ['amqplib', 'amqplib/callback_api']) {
+      hooks.watch(name, (amqplib, file) => {
+        if (amqplib !== null && typeof amqplib === 'object' && typeof amqplib.connect === 'function') {
+          require('../integrations/amqplib').instrument(amqplib, undefined, typeof file === 'string' && require('node:path').isAbsolute(file) ? file : undefined);
+        }
+      });
+    }
+  }
+
   const { esm } = hooks.start();
   if (problems.length > 0) {
     process.emitWarning(`customlabels/register: ${problems.join('; ')}. The rest of the configuration applies.`, { code: 'CUSTOMLABELS_REGISTER_CONFIG' });

@@ -27,6 +27,8 @@ const SUBPATHS = [
   ['customlabels/bullmq', ['add', 'addBulk', 'addFlow', 'processor', 'withJobLabels'], 'module'],
   ['customlabels/worker', ['run', 'handler', 'postMessage', 'onMessage', 'withTaskLabels', 'runWithTaskLabels', 'takeTaskLabels', 'LABELS_KEY'], 'module'],
   ['customlabels/otel', ['CustomLabelsContextManager'], 'module'],
+  ['customlabels/grpc', ['instrument', 'forwardingInterceptor', 'METADATA_KEY'], 'module'],
+  ['customlabels/amqplib', ['instrument', 'HEADER'], 'module'],
 ];
 
 // The module: for each subpath, the default import and the named ones; the

@@ -96,14 +96,16 @@ function runCheckpoints(fixture, { args = [], env = {}, node = process.execPath,
 // Runs a server fixture (it announces {event: 'listening', port} and exits
 // after argv's last argument of responses) under `requests` from a real HTTP
 // client; resolves with the checkpoint run and the responses.
-// `env`: more environment for the fixture (e.g. REGISTERED below).
-async function serveUnderLoad(fixture, args, requests, concurrency = 6, env = {}) {
+// `env`: more environment for the fixture (e.g. REGISTERED below);
+// `processOf`: as runCheckpoints'.
+async function serveUnderLoad(fixture, args, requests, concurrency = 6, env = {}, processOf = undefined) {
   const { load } = require('./http-client');
   let loading;
   const events = [];
   const run = await runCheckpoints(fixture, {
     args: [...args, String(requests.length)],
     env,
+    ...(processOf === undefined ? {} : { processOf }),
     onEvent: (msg) => {
       events.push(msg);
       if (msg.event === 'listening') loading = load(msg.port, requests, concurrency);

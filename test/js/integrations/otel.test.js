@@ -324,3 +324,101 @@ describe('options', () => {
     span.end();
   });
 });
+
+describe('span attributes as labels', () => {
+  const attributeTracer = provider.getTracer('customlabels-attributes');
+  const labelsOf = (span) => {
+    const { trace_id, span_id, local_root_span_id, ...rest } = currentLabels();
+    expect({ trace_id, span_id }).toEqual(ids(span));
+    return rest;
+  };
+
+  test('the default mapping: http.route, http.request.method, rpc, messaging, graphql, next.route (its suffix cut)', () => {
+    const span = attributeTracer.startSpan('mapped', {
+      attributes: {
+        'http.route': '/users/:id',
+        'http.request.method': 'GET',
+        'http.method': 'POST', // the older name loses to the newer
+        'rpc.service': 'demo.v1.Greeter',
+        'rpc.method': 'Hello',
+        'messaging.destination.name': 'mail',
+        'graphql.operation.name': 'GetUser',
+        'graphql.operation.type': 'query',
+        'url.full': 'http://example.com/users/1?x', // high cardinality: never mapped
+        'other.attribute': 'x',
+      },
+    });
+    context.with(trace.setSpan(ROOT_CONTEXT, span), () => {
+      expect(labelsOf(span)).toEqual({
+        op: 'mapped',
+        route: '/users/:id',
+        method: 'GET',
+        'rpc.service': 'demo.v1.Greeter',
+        'rpc.method': 'Hello',
+        queue: 'mail',
+        'graphql.operation': 'GetUser',
+        'graphql.type': 'query',
+      });
+    });
+    span.end();
+    const next = attributeTracer.startSpan('next', { attributes: { 'next.route': '/api/items/[id]/route' } });
+    context.with(trace.setSpan(ROOT_CONTEXT, next), () => expect(labelsOf(next)).toEqual({ op: 'next', route: '/api/items/[id]' }));
+    next.end();
+  });
+
+  test('an attribute set after the span was activated reaches every continuation of it from the next switch on, made before the change too; other spans are unaffected', async () => {
+    const span = attributeTracer.startSpan('late');
+    const other = attributeTracer.startSpan('other', { attributes: { 'http.route': '/other' } });
+    const seen = {};
+    let timer;
+    let otherTimer;
+    context.with(trace.setSpan(ROOT_CONTEXT, other), () => {
+      otherTimer = new Promise((resolve) => setTimeout(() => resolve(labelsOf(other)), 5));
+    });
+    await context.with(trace.setSpan(ROOT_CONTEXT, span), async () => {
+      seen.before = labelsOf(span);
+      // A continuation made before the change.
+      timer = new Promise((resolve) => setTimeout(() => resolve(labelsOf(span)), 5));
+      await null;
+      span.setAttribute('http.route', '/late/:id');
+      seen.sameTurn = labelsOf(span);
+      await null;
+      seen.afterAwait = labelsOf(span);
+      span.setAttributes({ 'rpc.method': 'Late', 'http.request.method': 'PUT' });
+      await new Promise((r) => setImmediate(r));
+      seen.afterBoth = labelsOf(span);
+    });
+    seen.timer = await timer;
+    expect(seen).toEqual({
+      before: { op: 'late' },
+      sameTurn: { op: 'late', route: '/late/:id' },
+      afterAwait: { op: 'late', route: '/late/:id' },
+      afterBoth: { op: 'late', route: '/late/:id', 'rpc.method': 'Late', method: 'PUT' },
+      timer: { op: 'late', route: '/late/:id', 'rpc.method': 'Late', method: 'PUT' },
+    });
+    expect(await otherTimer).toEqual({ op: 'other', route: '/other' });
+    span.end();
+    other.end();
+  });
+
+  test('values are cut to what readers keep; numbers and booleans count, arrays do not', () => {
+    const span = attributeTracer.startSpan('values', { attributes: { 'http.route': `/${'r'.repeat(80)}`, 'rpc.method': 7, 'rpc.service': ['a', 'b'] } });
+    context.with(trace.setSpan(ROOT_CONTEXT, span), () => expect(labelsOf(span)).toEqual({ op: 'values', route: `/${'r'.repeat(52)}`, 'rpc.method': '7' }));
+    span.end();
+  });
+
+  test('options.attributes adds to the mapping or turns entries off; false turns it off; high-cardinality attributes are refused unless asked for', () => {
+    const inner = new AsyncLocalStorageContextManager();
+    const custom = new CustomLabelsContextManager({ contextManager: inner, attributes: { 'app.tenant': 'tenant', 'rpc.method': null, 'user.id': { label: 'user', highCardinality: true } } });
+    const span = attributeTracer.startSpan('custom', { attributes: { 'app.tenant': 'acme', 'rpc.method': 'Off', 'user.id': 'u1', 'http.route': '/r' } });
+    custom.with(trace.setSpan(ROOT_CONTEXT, span), () => expect(labelsOf(span)).toEqual({ tenant: 'acme', user: 'u1', route: '/r' }));
+    const none = new CustomLabelsContextManager({ contextManager: new AsyncLocalStorageContextManager(), attributes: false });
+    none.with(trace.setSpan(ROOT_CONTEXT, span), () => expect(labelsOf(span)).toEqual({}));
+    span.end();
+    for (const attribute of ['url.full', 'user.id', 'http.target', 'db.statement', 'session_id']) {
+      expect(() => new CustomLabelsContextManager({ attributes: { [attribute]: 'x' } })).toThrow(expect.objectContaining({ code: 'ERR_CUSTOMLABELS_HIGH_CARDINALITY' }));
+    }
+    expect(() => new CustomLabelsContextManager({ attributes: { a: 42 } })).toThrow(expect.objectContaining({ code: 'ERR_CUSTOMLABELS_INVALID_OPTION' }));
+    expect(() => new CustomLabelsContextManager({ attributes: 'http.route' })).toThrow(expect.objectContaining({ code: 'ERR_CUSTOMLABELS_INVALID_OPTION' }));
+  });
+});

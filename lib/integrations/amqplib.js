@@ -1,0 +1,232 @@
+'use strict';
+
+// RabbitMQ consumers and producers (`customlabels/amqplib`), amqplib 0.10+,
+// promise and callback APIs:
+//
+//   require('customlabels/amqplib').instrument(require('amqplib'), {
+//     routing: false,  // true: exchange and routing_key labels too
+//     labels: (msg) => ({ tenant: msg.properties.headers?.tenant }), // optional
+//   });
+//
+// Consumer. Each message's callback (channel.consume(queue, onMessage)), and
+// everything it causes until it is done (awaits, timers, the ack), runs
+// under
+//   queue        the queue consumed
+//   exchange, routing_key   with `routing: true` (routing keys can make a
+//                value per message, so they are opt-in)
+// over the labels the producer attached (lowest precedence, within the
+// readers' limits), with options.labels(msg) on top. amqplib calls a
+// consumer from its connection's socket callbacks, in the context the
+// connection was opened in, so without this a message's work runs under
+// whatever labels were current at connect(). A `null` message (the broker
+// cancelled the consumer) runs as it is.
+//
+// Producer. channel.publish() and sendToQueue() (Channel and ConfirmChannel,
+// both APIs) attach the labels current where they are called, without the
+// trace ids and the consumer's own labels, in one message header,
+// `x-customlabels` (a JSON string), unless the message has one already; the
+// caller's options and headers objects are copied, never changed.
+//
+// Bad label data in a message never fails or requeues it: its callback runs
+// with the labels that are valid, and the process gets one warning
+// (CUSTOMLABELS_MESSAGE_LABELS). Acks, nacks, prefetch and redelivery are
+// amqplib's, untouched. This module patches Channel#consume and
+// Channel#publish of amqplib's two channel models (lib/channel_model.js,
+// lib/callback_model.js), once per amqplib copy.
+
+const path = require('node:path');
+const { withLabels, currentLabels } = require('../index');
+const errors = require('../errors');
+const { warnOnce } = require('../warnings');
+const { addLimited, toObject, TRACE_IDS } = require('./carried');
+const { PARCA, cutValue } = require('./reader-limits');
+
+const QUEUE = 'queue';
+const EXCHANGE = 'exchange';
+const ROUTING_KEY = 'routing_key';
+const HEADER = 'x-customlabels';
+const RESERVED = new Set([QUEUE, EXCHANGE, ROUTING_KEY]);
+const NOT_CARRIED = new Set([...RESERVED, ...TRACE_IDS]);
+const { MAX_LABELS } = PARCA;
+const MAX_CACHED = 1024;
+const hasOwn = Object.prototype.hasOwnProperty;
+const kPatched = Symbol.for('customlabels.amqplib.patched');
+
+const warn = (reason) =>
+  warnOnce('message-labels', `customlabels: message labels not published as given (${reason}); messages run with the labels that are valid`, 'CUSTOMLABELS_MESSAGE_LABELS');
+
+function readOptions(options) {
+  if (options === undefined || options === null) return { routing: false, ownFn: null, producerLabels: true };
+  if (typeof options !== 'object') throw errors.invalidOption('', 'an object', options);
+  const { routing = false, labels, producerLabels = true } = options;
+  if (typeof routing !== 'boolean') throw errors.invalidOption('routing', 'a boolean', routing);
+  if (typeof producerLabels !== 'boolean') throw errors.invalidOption('producerLabels', 'a boolean', producerLabels);
+  if (labels !== undefined && labels !== null && typeof labels !== 'function') throw errors.invalidOption('labels', 'a function of the message', labels);
+  return { routing, ownFn: labels ?? null, producerLabels };
+}
+
+// The header value a producer attaches, or null if there are no labels.
+function headerValue() {
+  const out = {};
+  const problem = addLimited(out, currentLabels(), MAX_LABELS - 1, NOT_CARRIED, false);
+  if (problem !== null) warn(problem);
+  return Object.keys(out).length === 0 ? null : JSON.stringify(out);
+}
+
+// The producer's labels of a delivered message (a plain object), or
+// undefined.
+function producerOf(msg) {
+  const headers = msg.properties !== null && typeof msg.properties === 'object' ? msg.properties.headers : undefined;
+  if (headers === null || typeof headers !== 'object' || !hasOwn.call(headers, HEADER)) return undefined;
+  let raw = headers[HEADER];
+  if (Buffer.isBuffer(raw)) raw = raw.toString('utf8');
+  if (typeof raw !== 'string') {
+    warn(`${HEADER} is ${errors.describe(raw)}, not a string`);
+    return undefined;
+  }
+  let parsed;
+  try {
+    parsed = JSON.parse(raw);
+  } catch {
+    warn(`${HEADER} is not JSON`);
+    return undefined;
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+    warn(`${HEADER} is ${errors.describe(parsed)}, not an object`);
+    return undefined;
+  }
+  return parsed;
+}
+
+// messageLabels(queue, msg) for one consumer's options.
+function labelsFor({ routing, ownFn, producerLabels }) {
+  const byQueue = new Map();
+  function baseOf(queue, msg) {
+    if (routing) {
+      const fields = msg.fields !== null && typeof msg.fields === 'object' ? msg.fields : {};
+      const out = { [QUEUE]: cutValue(String(queue)) };
+      if (typeof fields.exchange === 'string' && fields.exchange !== '') out[EXCHANGE] = cutValue(fields.exchange);
+      if (typeof fields.routingKey === 'string' && fields.routingKey !== '') out[ROUTING_KEY] = cutValue(fields.routingKey);
+      return Object.freeze(out);
+    }
+    let base = byQueue.get(queue);
+    if (base === undefined) {
+      base = Object.freeze({ [QUEUE]: cutValue(String(queue)) });
+      if (byQueue.size < MAX_CACHED) byQueue.set(queue, base);
+    }
+    return base;
+  }
+  return function messageLabels(queue, msg) {
+    const base = baseOf(queue, msg);
+    const carried = producerLabels ? producerOf(msg) : undefined;
+    if (carried === undefined && ownFn === null) return base;
+    const out = { ...base };
+    let count = Object.keys(base).length;
+    if (ownFn !== null) {
+      let mine;
+      try {
+        mine = ownFn(msg);
+        if (mine !== undefined && mine !== null) mine = toObject(mine);
+      } catch (err) {
+        warn(`options.labels(msg): ${err && err.message}`);
+        mine = null;
+      }
+      if (mine !== undefined && mine !== null) {
+        const own = {};
+        const problem = addLimited(own, mine, MAX_LABELS - count, null, true, out);
+        if (problem !== null) warn(`options.labels(msg): ${problem}`);
+        for (const key of Object.keys(own)) {
+          const was = hasOwn.call(out, key) && out[key] !== null;
+          count += (own[key] !== null ? 1 : 0) - (was ? 1 : 0);
+          out[key] = own[key];
+        }
+      }
+    }
+    if (carried !== undefined) {
+      const problem = addLimited(out, carried, MAX_LABELS - count, RESERVED, false);
+      if (problem !== null) warn(problem);
+    }
+    return out;
+  };
+}
+
+function patchModel(Channel, messageLabels) {
+  const proto = Channel.prototype;
+  if (hasOwn.call(proto, kPatched)) return false;
+  Object.defineProperty(proto, kPatched, { value: true });
+  const consume = proto.consume;
+  proto.consume = function consume_(queue, onMessage, ...rest) {
+    if (typeof onMessage !== 'function') return consume.call(this, queue, onMessage, ...rest);
+    function labelledConsumer(msg) {
+      if (msg === null || typeof msg !== 'object') return onMessage(msg);
+      let labels;
+      try {
+        labels = messageLabels(queue, msg);
+      } catch (err) {
+        warn(err && err.message);
+        return onMessage(msg);
+      }
+      return withLabels(labels, () => onMessage(msg));
+    }
+    return consume.call(this, queue, labelledConsumer, ...rest);
+  };
+  const publish = proto.publish;
+  proto.publish = function publish_(exchange, routingKey, content, options, ...rest) {
+    let value;
+    try {
+      const headers = options !== null && typeof options === 'object' ? options.headers : undefined;
+      value = headers !== null && typeof headers === 'object' && hasOwn.call(headers, HEADER) ? null : headerValue();
+    } catch (err) {
+      warn(err && err.message);
+      value = null;
+    }
+    if (value === null) return publish.call(this, exchange, routingKey, content, options, ...rest);
+    const given = options !== null && typeof options === 'object' ? options : {};
+    const headers = given.headers !== null && typeof given.headers === 'object' ? given.headers : {};
+    return publish.call(this, exchange, routingKey, content, { ...given, headers: { ...headers, [HEADER]: value } }, ...rest);
+  };
+  return true;
+}
+
+// The channel models of an amqplib copy: its two lib/ modules, loaded by
+// path (amqplib >= 1.2 exports neither).
+function modelsOf(amqplib, from) {
+  let main = from;
+  if (main === undefined) {
+    // The file `amqplib` was loaded from (this module never loads it).
+    for (const [file, m] of Object.entries(require.cache)) {
+      if (m !== undefined && m.exports === amqplib) {
+        main = file;
+        break;
+      }
+    }
+  }
+  if (main === undefined) return [];
+  const dir = path.dirname(main);
+  const out = [];
+  for (const file of ['lib/channel_model.js', 'lib/callback_model.js']) {
+    try {
+      const mod = require(path.join(dir, file));
+      if (typeof mod.Channel === 'function') out.push(mod.Channel);
+    } catch {
+      // an amqplib without this model
+    }
+  }
+  return out;
+}
+
+// Patches amqplib's channels (both APIs); `amqplib` is the module
+// (require('amqplib') or require('amqplib/callback_api')), `main` the file
+// it was loaded from (found in the module cache when not given). The first
+// call's options apply; false if there was nothing (left) to patch.
+function instrument(amqplib, options, main) {
+  if (amqplib === null || (typeof amqplib !== 'object' && typeof amqplib !== 'function') || typeof amqplib.connect !== 'function') {
+    throw errors.invalidOption('', "the amqplib module (require('amqplib'))", amqplib);
+  }
+  const messageLabels = labelsFor(readOptions(options));
+  let patched = false;
+  for (const Channel of modelsOf(amqplib, main)) patched = patchModel(Channel, messageLabels) || patched;
+  return patched;
+}
+
+module.exports = { instrument, HEADER };

@@ -1,0 +1,97 @@
+'use strict';
+
+// customlabels/grpc with a real @grpc/grpc-js server and client on
+// 127.0.0.1 (test/js/fixtures/grpc-app.js), read from outside: every call
+// of each kind runs, from its handler to its last write and in its stream
+// events, under rpc.service and rpc.method (plus, wired by hand, the
+// client's forwarded tenant and the server's own region), and the client's
+// callbacks and stream events under their caller's labels, several calls at
+// once on one connection. By hand and with customlabels/register.
+
+const path = require('node:path');
+const { runCheckpoints, expectEveryCheckpointSeen, REGISTERED } = require('./harness');
+
+const fixture = path.join(__dirname, '..', 'fixtures', 'grpc-app.js');
+const CALLS = 18;
+
+const KINDS = {
+  'unary handler after awaits': 3,
+  'server stream between writes': 6,
+  'client stream data handler': 6,
+  'client stream end handler': 3,
+  'bidi data handler': 3,
+  'bidi after an await in the data handler': 3,
+  'generated-code handler': 3,
+  'client unary callback': 3,
+  'client stream data event': 6,
+  'client bidi data event': 3,
+  'client callback of an unimplemented method': 3,
+};
+
+describe.each(['by hand', 'with customlabels/register'])('gRPC, wired %s', (wiring) => {
+  let run;
+  const events = [];
+  beforeAll(async () => {
+    run = await runCheckpoints(fixture, { args: [String(CALLS)], env: wiring === 'by hand' ? {} : REGISTERED, onEvent: (e) => events.push(e) });
+  }, 120000);
+
+  test(`${wiring}: every call completed (the unimplemented one as UNIMPLEMENTED), and the process exited cleanly`, () => {
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    expect(events.filter((e) => e.event === 'unimplemented').map((e) => e.code)).toEqual([12, 12, 12]);
+  });
+
+  test(`${wiring}: at every checkpoint of server handlers, stream events and client callbacks the reader sees exactly the call's labels`, () => {
+    const counts = {};
+    for (const cp of run.checkpoints) {
+      const kind = cp.name.replace(/ [a-z0-9-]+$/, '');
+      counts[kind] = (counts[kind] ?? 0) + 1;
+    }
+    expect(counts).toEqual(KINDS);
+    expectEveryCheckpointSeen(run.checkpoints);
+  });
+});
+
+// In process: what runs for a method the service declares and the
+// implementation lacks (grpc-js's own handler) runs under
+// rpc.method=(unimplemented); bad options are TypeErrors.
+describe('in process', () => {
+  const grpc = require('@grpc/grpc-js');
+  const loader = require('@grpc/proto-loader');
+  const { currentLabels } = require('../../..');
+  const { instrument, forwardingInterceptor } = require('../../../lib/integrations/grpc');
+
+  test("an unimplemented method is answered by grpc-js under (unimplemented); a client's forwarded labels go under the server's, within the readers' limits", () => {
+    instrument(grpc);
+    const pkg = grpc.loadPackageDefinition(loader.loadSync(path.join(__dirname, '..', 'fixtures', 'grpc', 'demo.proto')));
+    const server = new grpc.Server();
+    server.addService(pkg.demo.v1.Greeter.service, { SayHello: (call, cb) => cb(null, { message: JSON.stringify(currentLabels()) }) });
+    const handlers = server.handlers;
+    let seen;
+    const metadata = new grpc.Metadata();
+    handlers.get('/demo.v1.Greeter/NotYet').func({ metadata, request: {}, emit() {}, listenerCount: () => 0 }, () => {
+      seen = currentLabels();
+    });
+    expect(seen).toEqual({ 'rpc.service': 'demo.v1.Greeter', 'rpc.method': '(unimplemented)' });
+    metadata.set('customlabels-bin', Buffer.from(JSON.stringify({ tenant: 'acme', 'rpc.method': 'Spoofed', trace_id: 'x', ['k'.repeat(40)]: 'long key' })));
+    handlers.get('/demo.v1.Greeter/SayHello').func({ metadata, request: {}, emit() {}, listenerCount: () => 0 }, (err, reply) => {
+      seen = JSON.parse(reply.message);
+    });
+    // The client's labels under the server's (rpc.* not overridden, no
+    // trace ids: the server's span has its own), a key over 25 bytes left
+    // out.
+    expect(seen).toEqual({ tenant: 'acme', 'rpc.service': 'demo.v1.Greeter', 'rpc.method': 'SayHello' });
+  });
+
+  test('bad arguments are TypeErrors with a stable code', () => {
+    const codes = [];
+    for (const bad of [() => instrument({}), () => instrument(grpc, { forward: 'yes' }), () => instrument(grpc, { labels: 7 }), () => forwardingInterceptor({})]) {
+      try {
+        bad();
+      } catch (e) {
+        codes.push(`${e.name} ${e.code}`);
+      }
+    }
+    expect(codes).toEqual(Array(4).fill('TypeError ERR_CUSTOMLABELS_INVALID_OPTION'));
+  });
+});
