@@ -527,56 +527,32 @@ function defaultContextManager() {
   return new mod.AsyncLocalStorageContextManager();
 }
 
-// customlabels/register: the context manager an OpenTelemetry SDK sets as
-// the global one (context.setGlobalContextManager of an @opentelemetry/api
-// copy) is wrapped in a CustomLabelsContextManager with `options`, unless it
-// is one already. A manager that cannot be wrapped is set as it is.
+// customlabels/register (lib/register/otel.js): the context manager an
+// OpenTelemetry SDK registers as the global one, wrapped in a
+// CustomLabelsContextManager with `options` (itself if it is one already);
+// a manager that cannot be wrapped is kept as it is, with one warning.
 const kGlobalPatched = Symbol.for('customlabels.otel.globalContextManager');
 
-function labelGlobalContextManager(otelApi, options = {}) {
-  const contextApi = otelApi && otelApi.context;
-  const proto = contextApi !== null && typeof contextApi === 'object' ? Object.getPrototypeOf(contextApi) : null;
-  if (proto === null || typeof proto.setGlobalContextManager !== 'function' || Object.prototype.hasOwnProperty.call(proto, kGlobalPatched)) return;
-  Object.defineProperty(proto, kGlobalPatched, { value: true });
-  const set = proto.setGlobalContextManager;
-  proto.setGlobalContextManager = function setGlobalContextManager(contextManager) {
-    if (contextManager instanceof CustomLabelsContextManager || (contextManager !== null && typeof contextManager === 'object' && contextManager[kGlobalPatched] === true)) {
-      return set.call(this, contextManager);
-    }
-    let wrapped;
-    try {
-      try {
-        wrapped = new CustomLabelsContextManager({ ...options, contextManager });
-      } catch (err) {
-        if (options.attributes === undefined || err.code === 'ERR_CUSTOMLABELS_INVALID_OPTION' && /contextManager/.test(err.message)) throw err;
-        // The configured attributes are refused: the default mapping.
-        warnOnce('otel-attributes', `customlabels/register: ${err.message}; the default attribute mapping applies`, 'CUSTOMLABELS_REGISTER_CONFIG');
-        wrapped = new CustomLabelsContextManager({ ...options, attributes: undefined, contextManager });
-      }
-      Object.defineProperty(wrapped, kGlobalPatched, { value: true });
-    } catch (err) {
-      warnOnce('otel-global', `customlabels/register: the global context manager is set unwrapped (${err && err.message}); spans are not published`, 'CUSTOMLABELS_SPAN_LABELS');
-      return set.call(this, contextManager);
-    }
-    return set.call(this, wrapped);
-  };
-}
-
-// customlabels/register loaded after an SDK set its global context manager
-// (node --import <sdk> --import customlabels/register): the manager in
-// @opentelemetry/api's global registry is wrapped where it is.
-function labelRegisteredContextManager(options = {}) {
-  const registry = globalThis[Symbol.for('opentelemetry.js.api.1')];
-  const current = registry !== null && typeof registry === 'object' ? registry.context : undefined;
-  if (current === null || typeof current !== 'object' || current instanceof CustomLabelsContextManager || current[kGlobalPatched] === true) return false;
+function wrapGlobalContextManager(contextManager, options = {}) {
+  if (contextManager === null || typeof contextManager !== 'object' || contextManager instanceof CustomLabelsContextManager || contextManager[kGlobalPatched] === true) {
+    return contextManager;
+  }
+  let wrapped;
   try {
-    const wrapped = new CustomLabelsContextManager({ ...options, contextManager: current });
+    try {
+      wrapped = new CustomLabelsContextManager({ ...options, contextManager });
+    } catch (err) {
+      if (options.attributes === undefined || /contextManager/.test(err.message)) throw err;
+      // The configured attributes are refused: the default mapping.
+      warnOnce('otel-attributes', `customlabels/register: ${err.message}; the default attribute mapping applies`, 'CUSTOMLABELS_REGISTER_CONFIG');
+      wrapped = new CustomLabelsContextManager({ ...options, attributes: undefined, contextManager });
+    }
     Object.defineProperty(wrapped, kGlobalPatched, { value: true });
-    registry.context = wrapped;
-    return true;
-  } catch {
-    return false;
+    return wrapped;
+  } catch (err) {
+    warnOnce('otel-global', `customlabels/register: the global context manager is kept unwrapped (${err && err.message}); spans are not published`, 'CUSTOMLABELS_SPAN_LABELS');
+    return contextManager;
   }
 }
 
-module.exports = { CustomLabelsContextManager, labelGlobalContextManager, labelRegisteredContextManager, DEFAULT_ATTRIBUTES };
+module.exports = { CustomLabelsContextManager, wrapGlobalContextManager, DEFAULT_ATTRIBUTES };

@@ -24,7 +24,8 @@
 //                       FlowProducer#add/#addBulk; a sandbox's ChildProcessor
 //   next                its server's request handling and the app router's
 //                       work store (lib/integrations/next.js)
-//   @opentelemetry/api  the global context manager, wrapped in
+//   OpenTelemetry       the global context manager (whichever
+//                       @opentelemetry/api copy registers it), wrapped in
 //                       customlabels/otel's (span ids and attributes)
 //   @grpc/grpc-js       Server#register/#addService, Channel#createCall
 //                       (calls keep their caller's labels; no forwarding:
@@ -142,13 +143,7 @@ function start() {
   }
   if (on('otel')) {
     const otelOptions = config.otelAttributes === false ? { attributes: false } : { attributes: config.otelAttributes };
-    for (const name of ['@opentelemetry/api', 'next/dist/compiled/@opentelemetry/api']) {
-      hooks.watch(name, (otelApi) => require('../integrations/otel').labelGlobalContextManager(otelApi, otelOptions));
-    }
-    // An SDK that came first (--import <sdk> before customlabels/register).
-    if (globalThis[Symbol.for('opentelemetry.js.api.1')]?.context !== undefined) {
-      require('../integrations/otel').labelRegisteredContextManager(otelOptions);
-    }
+    require('./otel').observeGlobalContextManager(otelOptions);
   }
   if (on('grpc')) {
     hooks.watch('@grpc/grpc-js', (grpc) => {

@@ -85,7 +85,8 @@ describe.each([
   beforeAll(async () => {
     if (!runs) return;
     const dir = build(peer);
-    const env = { ...REGISTERED, NEXT_OTEL: otel.startsWith('with') ? '1' : '0' };
+    // (next-server.js preloads register into next start itself.)
+    const env = { ...REGISTERED, NODE_OPTIONS: '', NEXT_OTEL: otel.startsWith('with') ? '1' : '0' };
     ({ run, responses } = await serveUnderLoad(wrapper, [dir], requestsFor(dir), 2, env, (tid) => tgidOf(tid)));
   }, 400000);
 
