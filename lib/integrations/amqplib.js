@@ -150,10 +150,18 @@ function labelsFor({ routing, ownFn, producerLabels }) {
   };
 }
 
-function patchModel(Channel, messageLabels) {
+// `messageLabels` for this model's consumers; an app's own instrument()
+// replaces customlabels/register's once (false: patched already, unused).
+function patchModel(Channel, messageLabels, byRegister) {
   const proto = Channel.prototype;
-  if (hasOwn.call(proto, kPatched)) return false;
-  Object.defineProperty(proto, kPatched, { value: true });
+  const applied = hasOwn.call(proto, kPatched) ? proto[kPatched] : null;
+  if (applied !== null) {
+    if (byRegister || !applied.byRegister) return false;
+    Object.assign(applied, { messageLabels, byRegister: false });
+    return true;
+  }
+  const state = { messageLabels, byRegister };
+  Object.defineProperty(proto, kPatched, { value: state });
   const consume = proto.consume;
   proto.consume = function consume_(queue, onMessage, ...rest) {
     if (typeof onMessage !== 'function') return consume.call(this, queue, onMessage, ...rest);
@@ -161,7 +169,7 @@ function patchModel(Channel, messageLabels) {
       if (msg === null || typeof msg !== 'object') return onMessage(msg);
       let labels;
       try {
-        labels = messageLabels(queue, msg);
+        labels = state.messageLabels(queue, msg);
       } catch (err) {
         warn(err && err.message);
         return onMessage(msg);
@@ -218,15 +226,26 @@ function modelsOf(amqplib, from) {
 // Patches amqplib's channels (both APIs); `amqplib` is the module
 // (require('amqplib') or require('amqplib/callback_api')), `main` the file
 // it was loaded from (found in the module cache when not given). The first
-// call's options apply; false if there was nothing (left) to patch.
+// call's options apply, except over customlabels/register's: an app that
+// calls instrument() itself takes over with its own; false if there was
+// nothing (left) to patch.
 function instrument(amqplib, options, main) {
+  return patch(amqplib, options, main, false);
+}
+
+// customlabels/register's call: the defaults, until the app's own call.
+function instrumentForRegister(amqplib, main) {
+  return patch(amqplib, undefined, main, true);
+}
+
+function patch(amqplib, options, main, byRegister) {
   if (amqplib === null || (typeof amqplib !== 'object' && typeof amqplib !== 'function') || typeof amqplib.connect !== 'function') {
     throw errors.invalidOption('', "the amqplib module (require('amqplib'))", amqplib);
   }
   const messageLabels = labelsFor(readOptions(options));
   let patched = false;
-  for (const Channel of modelsOf(amqplib, main)) patched = patchModel(Channel, messageLabels) || patched;
+  for (const Channel of modelsOf(amqplib, main)) patched = patchModel(Channel, messageLabels, byRegister) || patched;
   return patched;
 }
 
-module.exports = { instrument, HEADER };
+module.exports = { instrument, instrumentForRegister, HEADER };

@@ -156,9 +156,10 @@ function emitIn(scope, emit) {
   };
 }
 
-function patchServer(Server, settings) {
+// `state`: { labelsOf, forward } of the options that apply (instrument()
+// may replace them once, below).
+function patchServer(Server, state) {
   const proto = Server.prototype;
-  const labelsOf = callLabels(settings);
   const addService = proto.addService;
   proto.addService = function addService_(service, implementation) {
     const missing = new Set();
@@ -184,7 +185,7 @@ function patchServer(Server, settings) {
     function labelledHandler(call, callback) {
       let labels;
       try {
-        labels = labelsOf(call, base);
+        labels = state.labelsOf(call, base);
       } catch (err) {
         warn(err && err.message);
         labels = base;
@@ -213,7 +214,7 @@ function listenerIn(scope, listener) {
   return bound;
 }
 
-function patchChannel(Channel, settings) {
+function patchChannel(Channel, state) {
   const proto = Channel.prototype;
   const createCall = proto.createCall;
   proto.createCall = function createCall_(...args) {
@@ -221,7 +222,7 @@ function patchChannel(Channel, settings) {
     if (call === null || typeof call !== 'object' || typeof call.start !== 'function') return call;
     // Made where the client method was called: the caller's context.
     const scope = new AsyncResource('customlabels.grpc.client');
-    const payload = settings.forward ? forwardedPayload() : null;
+    const payload = state.forward ? forwardedPayload() : null;
     const start = call.start;
     call.start = function start_(metadata, listener) {
       if (payload !== null && metadata !== null && typeof metadata === 'object' && typeof metadata.set === 'function' && metadata.get(METADATA_KEY).length === 0) {
@@ -250,19 +251,36 @@ function forwardingInterceptor(grpc) {
   };
 }
 
-// Patches a @grpc/grpc-js module's servers and clients; idempotent per copy
-// (the first call's options apply).
+// Patches a @grpc/grpc-js module's servers and clients, once per copy. The
+// first call's options apply, except over customlabels/register's: an app
+// that calls instrument() itself takes over with its own options (false:
+// patched already, these options unused).
 function instrument(grpc, options) {
+  return patch(grpc, options, false);
+}
+
+// customlabels/register's call: the defaults, until the app's own call.
+function instrumentForRegister(grpc) {
+  return patch(grpc, undefined, true);
+}
+
+function patch(grpc, options, byRegister) {
   if (grpc === null || typeof grpc !== 'object' || typeof grpc.Server !== 'function' || typeof grpc.Server.prototype.register !== 'function') {
     throw errors.invalidOption('', "the @grpc/grpc-js module (require('@grpc/grpc-js'))", grpc);
   }
   const settings = readOptions(options);
   const proto = grpc.Server.prototype;
-  if (hasOwn.call(proto, kPatched)) return false;
-  Object.defineProperty(proto, kPatched, { value: true });
-  patchServer(grpc.Server, settings);
-  if (typeof grpc.Channel === 'function' && typeof grpc.Channel.prototype.createCall === 'function') patchChannel(grpc.Channel, settings);
+  const applied = hasOwn.call(proto, kPatched) ? proto[kPatched] : null;
+  if (applied !== null) {
+    if (byRegister || !applied.byRegister) return false;
+    Object.assign(applied, { labelsOf: callLabels(settings), forward: settings.forward, byRegister: false });
+    return true;
+  }
+  const state = { labelsOf: callLabels(settings), forward: settings.forward, byRegister };
+  Object.defineProperty(proto, kPatched, { value: state });
+  patchServer(grpc.Server, state);
+  if (typeof grpc.Channel === 'function' && typeof grpc.Channel.prototype.createCall === 'function') patchChannel(grpc.Channel, state);
   return true;
 }
 
-module.exports = { instrument, forwardingInterceptor, METADATA_KEY };
+module.exports = { instrument, instrumentForRegister, forwardingInterceptor, METADATA_KEY };

@@ -15,8 +15,9 @@
 //   appended to its entry module: an import of its own namespace and a call
 //   that hands it over, so that its classes are patched in place before the
 //   app's first request; a few files get a line of their own (esmFile()).
-//   Where registerHooks is missing (Node 18, 20, 22.0 to 22.14) ESM-only
-//   builds are not seen: README says to add the integration's line there.
+//   Only for an app whose entry is an ES module (entryIsModule()). Where
+//   registerHooks is missing (Node 18, 20, 22.0 to 22.14) ESM-only builds
+//   are not seen: README says to add the integration's line there.
 //
 // Every callback is guarded: a framework this version does not know is a
 // warning (CUSTOMLABELS_UNSUPPORTED_FRAMEWORK), never a failed start.
@@ -164,11 +165,34 @@ function loadedBeside(entry, file) {
   return cached === undefined ? undefined : cached.exports;
 }
 
+// Whether the app's entry is an ES module (.mjs, or .js under "type":
+// "module"): only then can it import an ESM-only build. module.registerHooks
+// puts every CommonJS load through the hooks machinery too, which costs a
+// CommonJS app of 1,000 modules 30-60 ms of startup on Node.js 24 and 26
+// (bench/register-startup.js), so a CommonJS app goes without.
+function entryIsModule(entry = process.argv[1]) {
+  if (typeof entry !== 'string' || entry === '') return false;
+  if (entry.endsWith('.mjs') || entry.endsWith('.mts')) return true;
+  if (entry.endsWith('.cjs') || entry.endsWith('.cts')) return false;
+  const fs = require('node:fs');
+  let dir = path.dirname(path.resolve(entry));
+  for (;;) {
+    try {
+      return JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8')).type === 'module';
+    } catch (err) {
+      if (err.code !== 'ENOENT') return false;
+    }
+    const up = path.dirname(dir);
+    if (up === dir) return false;
+    dir = up;
+  }
+}
+
 let started = null;
 function start() {
   if (started === null) {
     installLoad();
-    started = { esm: installEsm() };
+    started = { esm: entryIsModule() && installEsm() };
   }
   return started;
 }

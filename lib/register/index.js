@@ -29,7 +29,8 @@
 //                       customlabels/otel's (span ids and attributes)
 //   @grpc/grpc-js       Server#register/#addService, Channel#createCall
 //                       (calls keep their caller's labels; no forwarding:
-//                       that is the app's choice)
+//                       that is the app's choice, and its own instrument()
+//                       takes over with its options)
 //   amqplib             both channel models' consume and publish
 //
 // It never requires a framework itself, and never fails the app: a
@@ -147,14 +148,14 @@ function start() {
   }
   if (on('grpc')) {
     hooks.watch('@grpc/grpc-js', (grpc) => {
-      if (grpc !== null && typeof grpc === 'object' && typeof grpc.Server === 'function') require('../integrations/grpc').instrument(grpc);
+      if (grpc !== null && typeof grpc === 'object' && typeof grpc.Server === 'function') require('../integrations/grpc').instrumentForRegister(grpc);
     });
   }
   if (on('amqplib')) {
     for (const name of ['amqplib', 'amqplib/callback_api']) {
       hooks.watch(name, (amqplib, file) => {
         if (amqplib !== null && typeof amqplib === 'object' && typeof amqplib.connect === 'function') {
-          require('../integrations/amqplib').instrument(amqplib, undefined, typeof file === 'string' && require('node:path').isAbsolute(file) ? file : undefined);
+          require('../integrations/amqplib').instrumentForRegister(amqplib, typeof file === 'string' && require('node:path').isAbsolute(file) ? file : undefined);
         }
       });
     }

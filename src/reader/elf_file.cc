@@ -48,6 +48,25 @@ bool Scan(const MemorySource& bytes, uint64_t offset, uint64_t size, uint64_t en
   return false;
 }
 
+ElfSymbol SymbolOf(const Elf64_Sym& s, std::string_view name) {
+  ElfSymbol sym;
+  sym.name = std::string(name);
+  sym.value = s.st_value;
+  sym.size = s.st_size;
+  sym.type = ELF64_ST_TYPE(s.st_info);
+  sym.bind = ELF64_ST_BIND(s.st_info);
+  sym.visibility = ELF64_ST_VISIBILITY(s.st_other);
+  sym.section = s.st_shndx;
+  return sym;
+}
+
+// The GNU hash of a symbol name (the dynamic linker's dl_new_hash).
+uint32_t GnuHash(std::string_view name) {
+  uint32_t h = 5381;
+  for (const char c : name) h = h * 33 + static_cast<unsigned char>(c);
+  return h;
+}
+
 }  // namespace
 
 uint32_t TlsDescriptorType(uint16_t machine) {
@@ -152,7 +171,72 @@ bool ElfFile::NameIs(uint32_t strtab, uint64_t offset, std::string_view name) co
 }
 
 std::optional<ElfSymbol> ElfFile::FindDynamicSymbol(std::string_view name) const {
+  const auto table = std::find_if(sections_.begin(), sections_.end(),
+                                  [](const Section& s) { return s.type == SHT_DYNSYM; });
+  if (table != sections_.end()) {
+    bool usable = false;
+    std::optional<ElfSymbol> found =
+        FindHashedSymbol(static_cast<size_t>(table - sections_.begin()), name, &usable);
+    if (usable) return found;
+  }
   return FindSymbol(SHT_DYNSYM, name, -1);
+}
+
+// The table: nbuckets, symoffset, bloom_size, bloom_shift (uint32 each),
+// bloom_size 64-bit bloom words, nbuckets uint32 buckets (the first symbol
+// index of each, 0: none), then one uint32 per symbol from symoffset on:
+// its hash with bit 0 set on the last symbol of a bucket's chain. Every
+// index and offset is checked against the sections: the file is untrusted.
+std::optional<ElfSymbol> ElfFile::FindHashedSymbol(size_t table, std::string_view name,
+                                                   bool* usable) const {
+  *usable = false;
+  const Section& symtab = sections_[table];
+  const auto hash = std::find_if(sections_.begin(), sections_.end(), [table](const Section& s) {
+    return s.type == SHT_GNU_HASH && s.link == table;
+  });
+  if (hash == sections_.end() || symtab.entsize < sizeof(Elf64_Sym)) return std::nullopt;
+  uint32_t header[4];
+  if (hash->size < sizeof(header) || !bytes_->Read(hash->offset, header, sizeof(header))) {
+    return std::nullopt;
+  }
+  const uint64_t nbuckets = header[0], symoffset = header[1], bloom_words = header[2];
+  const uint64_t nsyms = symtab.size / symtab.entsize;
+  const uint64_t buckets_at = sizeof(header) + bloom_words * 8;
+  const uint64_t chains_at = buckets_at + nbuckets * 4;  // no wrap: each term < 2^35
+  if (nbuckets == 0 || chains_at > hash->size || hash->offset > UINT64_MAX - hash->size) {
+    return std::nullopt;
+  }
+  const uint32_t h = GnuHash(name);
+  uint32_t index = 0;
+  if (!bytes_->ReadValue(hash->offset + buckets_at + (h % nbuckets) * 4, &index)) return std::nullopt;
+  if (index == 0) {
+    *usable = true;  // no symbol has a hash in this bucket
+    return std::nullopt;
+  }
+  for (uint64_t i = index; i < nsyms && i - index < kMaxScannedEntries; ++i) {
+    if (i < symoffset) return std::nullopt;
+    const uint64_t chain = chains_at + (i - symoffset) * 4;
+    uint32_t chain_hash = 0;
+    if (chain > hash->size - 4 || !bytes_->ReadValue(hash->offset + chain, &chain_hash)) {
+      return std::nullopt;
+    }
+    if ((chain_hash | 1) == (h | 1)) {
+      Elf64_Sym s;
+      if (symtab.offset > UINT64_MAX - i * symtab.entsize ||
+          !bytes_->ReadValue(symtab.offset + i * symtab.entsize, &s)) {
+        return std::nullopt;
+      }
+      if (s.st_shndx != SHN_UNDEF && NameIs(symtab.link, s.st_name, name)) {
+        *usable = true;
+        return SymbolOf(s, name);
+      }
+    }
+    if ((chain_hash & 1) != 0) {
+      *usable = true;  // the end of the bucket's chain
+      return std::nullopt;
+    }
+  }
+  return std::nullopt;  // a chain that runs past the symbol table (or the budget)
 }
 
 std::optional<ElfSymbol> ElfFile::FindStaticSymbol(std::string_view name, unsigned type) const {
@@ -174,15 +258,7 @@ std::optional<ElfSymbol> ElfFile::FindSymbol(uint32_t section_type, std::string_
          if (s.st_shndx == SHN_UNDEF) return false;
          if (type >= 0 && ELF64_ST_TYPE(s.st_info) != static_cast<unsigned>(type)) return false;
          if (!NameIs(table->link, s.st_name, name)) return false;
-         ElfSymbol sym;
-         sym.name = std::string(name);
-         sym.value = s.st_value;
-         sym.size = s.st_size;
-         sym.type = ELF64_ST_TYPE(s.st_info);
-         sym.bind = ELF64_ST_BIND(s.st_info);
-         sym.visibility = ELF64_ST_VISIBILITY(s.st_other);
-         sym.section = s.st_shndx;
-         found = std::move(sym);
+         found = SymbolOf(s, name);
          return true;
        });
   return found;

@@ -54,7 +54,9 @@ class ElfFile final {
   // p_vaddr - p_offset of the PT_LOAD that maps file offset `offset`.
   std::optional<uint64_t> VaddrOfOffset(uint64_t offset) const;
 
-  // The defined symbol `name` of the (first) SHT_DYNSYM section.
+  // The defined symbol `name` of the (first) SHT_DYNSYM section: through
+  // its GNU hash table (a few reads), or where there is none or it does not
+  // read as one, by a scan of every entry (a read per defined symbol).
   std::optional<ElfSymbol> FindDynamicSymbol(std::string_view name) const;
   // The defined symbol `name` of type `type` (STT_*) of the (first)
   // SHT_SYMTAB section, which stripped files lack. Only the names of
@@ -83,6 +85,11 @@ class ElfFile final {
   // among symbols of type `type` (any type if negative).
   std::optional<ElfSymbol> FindSymbol(uint32_t section_type, std::string_view name,
                                       int type) const;
+  // `name` through the SHT_GNU_HASH section linked to symbol table
+  // sections_[table]; `*usable` false when there is none or it is not
+  // consistent (then the answer is the caller's scan).
+  std::optional<ElfSymbol> FindHashedSymbol(size_t table, std::string_view name,
+                                            bool* usable) const;
 
   std::unique_ptr<MemorySource> bytes_;
   uint16_t machine_ = 0;

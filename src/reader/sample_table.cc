@@ -72,7 +72,14 @@ SampleRow MakeSampleRow(const DecodedSet& set, const ReaderProfile* profile,
       break;
     }
   }
-  // Only what concerns that label (and whether all labels were read).
+  // Only what concerns that label, so that samples of one value are one row
+  // whatever else their sets hold: its own cuts, and where it is missing,
+  // whether labels were left unread (it may be among them).
+  Truncation& t = row.truncation;
+  if (row.has_set || !t.labels_cut()) {
+    t.count = t.kept = 0;
+    t.labels_limit = kLimitNone;
+  }
   const uint64_t index = row.has_set ? row.labels[0].index : UINT64_MAX;
   auto other_label = [index](const Truncation::Cut& c) { return c.index != index; };
   auto& keys = row.truncation.keys;

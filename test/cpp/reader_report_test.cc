@@ -245,6 +245,29 @@ TEST(SampleTable, ByKeyKeepsThatLabelAndItsCutsOnly) {
           "    50.0%        1  (no route)\n");
 }
 
+// With --by, samples of one value are one row, whatever else their sets
+// hold (a client's tenant alone, a server's tenant with its RPC labels);
+// samples without the key are one row too, set or no set.
+TEST(SampleTable, ByKeyCountsOneRowPerValue) {
+  Builder b;
+  const uint64_t alone = b.Set(1, {{6, b.Bytes("tenant"), 4, b.Bytes("acme")}});
+  const uint64_t with_rpc = b.Set(3, {{10, b.Bytes("rpc.method"), 3, b.Bytes("Get")},
+                                      {6, b.Bytes("tenant"), 4, b.Bytes("acme")},
+                                      {11, b.Bytes("rpc.service"), 1, b.Bytes("S")}});
+  const uint64_t other = b.Set(1, {{5, b.Bytes("route"), 1, b.Bytes("/")}});
+  SampleTable table;
+  const std::optional<std::string> by("tenant");
+  for (uint64_t set : {alone, with_rpc, with_rpc, other}) table.Add(1, "m", MakeSampleRow(b.Decode(set), nullptr, by));
+  table.Add(1, "m", MakeSampleRow(b.Decode(0), nullptr, by));
+  const auto threads = table.Threads();
+  ASSERT_EQ(threads.size(), 1u);
+  ASSERT_EQ(threads[0].rows.size(), 2u);
+  EXPECT_EQ(threads[0].rows[0]->samples, 3u);
+  EXPECT_EQ(threads[0].rows[0]->row.labels[0].value, "acme");
+  EXPECT_EQ(threads[0].rows[1]->samples, 2u);
+  EXPECT_FALSE(threads[0].rows[1]->row.has_set);
+}
+
 TEST(SampleTable, DistinctRowsStopBeingKeptAtTheBudget) {
   SampleTable table(64 << 10);  // 64 KiB
   const std::string value(4096, 'v');

@@ -215,6 +215,68 @@ TEST(ElfFile, TruncatedModulesFailCleanly) {
   }
 }
 
+// The section header of the first section of `type` in an ELF file's bytes.
+Elf64_Shdr* SectionOfType(std::string* file, uint32_t type) {
+  Elf64_Ehdr eh;
+  std::memcpy(&eh, file->data(), sizeof(eh));
+  for (uint16_t i = 0; i < eh.e_shnum; ++i) {
+    auto* sh = reinterpret_cast<Elf64_Shdr*>(file->data() + eh.e_shoff + i * eh.e_shentsize);
+    if (sh->sh_type == type) return sh;
+  }
+  return nullptr;
+}
+
+// Dynamic symbols are looked up through the GNU hash table, with the answers
+// a scan of every entry gives, found or not; a hash table that does not
+// read as one (no buckets, buckets past its end, a chain that leaves the
+// symbol table) falls back to the scan.
+TEST(ElfFile, DynamicSymbolsThroughTheGnuHashTableAsByAScan) {
+  const std::string libc = ReadFile("/lib/x86_64-linux-gnu/libc.so.6").empty()
+                               ? ReadFile("/lib/aarch64-linux-gnu/libc.so.6")
+                               : ReadFile("/lib/x86_64-linux-gnu/libc.so.6");
+  ASSERT_GT(libc.size(), 100000u) << "no libc.so.6 to read";
+  std::string scanned = libc;
+  Elf64_Shdr* hash = SectionOfType(&scanned, SHT_GNU_HASH);
+  ASSERT_NE(hash, nullptr) << "libc.so.6 has no .gnu.hash";
+  hash->sh_type = SHT_PROGBITS;  // the same file, without its hash table
+  std::string error;
+  auto hashed = ElfFile::FromBytes(libc, &error);
+  ASSERT_TRUE(hashed) << error;
+  auto plain = ElfFile::FromBytes(scanned, &error);
+  ASSERT_TRUE(plain) << error;
+  const char* names[] = {"malloc", "printf", "__libc_start_main", "errno", "pthread_create",
+                         "gnu_get_libc_version", "malloc_", "no_such_symbol", ""};
+  for (const char* name : names) {
+    const std::optional<ElfSymbol> a = hashed->FindDynamicSymbol(name);
+    const std::optional<ElfSymbol> b = plain->FindDynamicSymbol(name);
+    ASSERT_EQ(a.has_value(), b.has_value()) << name;
+    if (a) {
+      EXPECT_EQ(a->value, b->value) << name;
+      EXPECT_EQ(a->size, b->size) << name;
+      EXPECT_EQ(a->type, b->type) << name;
+    }
+  }
+  EXPECT_TRUE(hashed->FindDynamicSymbol("malloc"));
+  EXPECT_FALSE(hashed->FindDynamicSymbol("no_such_symbol"));
+
+  // Malformed tables: the scan answers.
+  const uint64_t at = hash->sh_offset;
+  auto broken = [&](void (*edit)(std::string*, uint64_t)) {
+    std::string file = libc;
+    edit(&file, at);
+    std::string why;
+    auto elf = ElfFile::FromBytes(file, &why);
+    EXPECT_TRUE(elf) << why;
+    if (elf) {
+      EXPECT_TRUE(elf->FindDynamicSymbol("malloc"));
+      EXPECT_FALSE(elf->FindDynamicSymbol("no_such_symbol"));
+    }
+  };
+  broken([](std::string* f, uint64_t off) { std::memset(f->data() + off, 0, 4); });        // no buckets
+  broken([](std::string* f, uint64_t off) { std::memset(f->data() + off + 8, 0xff, 4); });  // bloom past the end
+  broken([](std::string* f, uint64_t off) { std::memset(f->data() + off + 4, 0xff, 4); });  // symoffset past the table
+}
+
 // A MemorySource that counts the bytes read from it (ElfFile owns it).
 struct CountedBytes final : MemorySource {
   MemoryImage image;

@@ -3,7 +3,8 @@
 // The README's framework examples run as written (`node examples/<name>.js`,
 // importing customlabels by its package name) and a profiler sampling them
 // from outside attributes their CPU to the route templates (GraphQL: the
-// operations) they serve.
+// operations; gRPC: the methods; BullMQ and RabbitMQ: the tenants whose
+// messages they process) they serve.
 
 const { spawn, execFile } = require('node:child_process');
 const path = require('node:path');
@@ -23,15 +24,26 @@ const templates = {
   hono: ['/api/users/:id', '/api/orders'],
   graphql: ['GetUser', 'PlaceOrder'],
   bullmq: ['acme', 'globex', 'initech'],
+  grpc: ['GetItem', 'WatchStock'],
+  amqplib: ['acme', 'globex', 'initech'],
 };
 // The label samples are grouped by.
-const byLabel = (name) => ({ graphql: 'graphql.operation', bullmq: 'tenant' })[name] ?? 'route';
-// examples/bullmq.js starts a redis-server from PATH.
-const { redisServerPath, missingReason } = require('./integrations/redis-server');
+const byLabel = (name) => ({ graphql: 'graphql.operation', bullmq: 'tenant', grpc: 'rpc.method', amqplib: 'tenant' })[name] ?? 'route';
+// examples/bullmq.js starts a redis-server from PATH; examples/amqplib.js
+// connects to AMQP_URL: a private broker of the test's.
+const redis = require('./integrations/redis-server');
+const rabbitmq = require('./integrations/rabbitmq-server');
+const needs = {
+  bullmq: [redis.redisServerPath !== null, redis.missingReason],
+  amqplib: [rabbitmq.rabbitmqServerPath !== null, rabbitmq.missingReason],
+};
 
-function sampleExample(name) {
+let broker = null;
+afterAll(() => broker?.stop());
+
+function sampleExample(name, env) {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [path.join(root, 'examples', `${name}.js`), '--seconds', '3'], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [path.join(root, 'examples', `${name}.js`), '--seconds', '3'], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stderr = '';
     let rows = null;
     child.stderr.on('data', (d) => (stderr += d));
@@ -48,14 +60,19 @@ function sampleExample(name) {
 }
 
 describe.each(Object.keys(templates))('examples/%s.js', (name) => {
-  const [runs, reason] = name === 'bullmq' ? [redisServerPath !== null, missingReason] : [!needs20.has(name) || major >= 20, `examples/${name}.js uses packages that need Node.js >= 20`];
+  const [runs, reason] = needs[name] ?? [!needs20.has(name) || major >= 20, `examples/${name}.js uses packages that need Node.js >= 20`];
   testIf(runs, reason)(`examples/${name}.js serves its load, and samples of its thread show its route templates`, async () => {
-    const { code, stderr, rows } = await sampleExample(name);
+    let env = process.env;
+    if (name === 'amqplib') {
+      broker = await rabbitmq.startRabbitmq();
+      env = { ...process.env, AMQP_URL: broker.url };
+    }
+    const { code, stderr, rows } = await sampleExample(name, env);
     expect(stderr).toBe('');
     expect(code).toBe(0);
     const routes = new Set(rows.filter((r) => r.value !== null && r.samples > 0).map((r) => r.value));
     // The handlers burn 2 ms (users) and 1 ms (orders) per request.
     expect([...routes]).toEqual(expect.arrayContaining([templates[name][0]]));
     for (const route of routes) expect([...templates[name], '(unmatched)']).toContain(route);
-  }, 30000);
+  }, 120000);
 });

@@ -1,9 +1,10 @@
 'use strict';
 
-// Every code snippet of the README's Usage, Traces and hook-free sections
-// compiles with tsc --strict against the frameworks' own types (Express 5's
-// @types/express, Fastify, Koa's @types/koa, hapi, Hono, NestJS, Apollo,
-// Yoga, BullMQ, Piscina, the OpenTelemetry SDK), the way a user's project
+// Every code snippet of the README's Usage (by hand and per framework),
+// Traces and hook-free sections compiles with tsc --strict against the
+// frameworks' own types (Express 5's @types/express, Fastify, Koa's
+// @types/koa, hapi, Hono, NestJS, Apollo, Yoga, BullMQ, Piscina, gRPC,
+// amqplib, the OpenTelemetry SDK), the way a user's project
 // resolves customlabels: through its package.json "exports" (module
 // nodenext), in four settings: CommonJS and ESM files (.ts, .cts, .mts) in a
 // package without "type" and in one with "type": "module". A snippet's
@@ -22,7 +23,7 @@ const { project, compile, SETTINGS } = require('../types/ts-project');
 
 // What each section's snippets take as given, and where to find it.
 const PRELUDES = {
-  '## Usage': `declare const tenant: string;
+  '### By hand': `declare const tenant: string;
 declare function exportTenant(tenant: string): Promise<void>;
 declare function upload(): Promise<void>;`,
   '### Express (4 and 5)': `import express from 'express';
@@ -50,6 +51,8 @@ const connection = { host: '127.0.0.1', port: 6379 };
 const queue = new Queue('thumbnails', { connection });
 const image = 'cat.png';
 declare function resize(data: unknown): Promise<void>;`,
+  '### gRPC (@grpc/grpc-js 1.10+)': '',
+  '### RabbitMQ (amqplib 0.10+)': '',
   '### Worker threads and Piscina main': `import { withLabels } from 'customlabels';
 import { Worker } from 'node:worker_threads';
 import { Piscina } from 'piscina';

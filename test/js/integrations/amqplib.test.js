@@ -7,8 +7,9 @@
 // and routing key) plus the producer's labels, read from outside in the
 // consumer callback, after an await and in the ack path; a nacked message
 // is redelivered under the same labels; a message with garbage label data
-// runs with the consumer's labels alone. By hand and with
-// customlabels/register.
+// runs with the consumer's labels alone. By hand, with
+// customlabels/register, and by hand under register (the app's options
+// win).
 
 const path = require('node:path');
 const { runCheckpoints, expectEveryCheckpointSeen, REGISTERED } = require('./harness');
@@ -27,13 +28,21 @@ afterAll(async () => {
   if (broker !== null) await broker.stop();
 }, 60000);
 
-describe.each(['by hand', 'with customlabels/register'])('amqplib, wired %s', (wiring) => {
+// 'by hand under register': the app calls instrument() with its options
+// while customlabels/register is loaded; its options take over.
+const WIRINGS = {
+  'by hand': {},
+  'with customlabels/register': REGISTERED,
+  'by hand under customlabels/register': { ...REGISTERED, CUSTOMLABELS_FIXTURE_WIRING: 'both' },
+};
+
+describe.each(Object.keys(WIRINGS))('amqplib, wired %s', (wiring) => {
   let run;
   const events = [];
   beforeAll(async () => {
     // Warnings are reported in the result event (the fixture's 'warning'
     // listener), so stderr holds only what should not be there.
-    const env = { NODE_NO_WARNINGS: '1', ...(wiring === 'by hand' ? {} : REGISTERED) };
+    const env = { NODE_NO_WARNINGS: '1', ...WIRINGS[wiring] };
     if (hasBroker) run = await runCheckpoints(fixture, { args: [broker.url], env, onEvent: (e) => events.push(e) });
   }, 120000);
 

@@ -6,7 +6,9 @@
 // events, under rpc.service and rpc.method (plus, wired by hand, the
 // client's forwarded tenant and the server's own region), and the client's
 // callbacks and stream events under their caller's labels, several calls at
-// once on one connection. By hand and with customlabels/register.
+// once on one connection. By hand, with customlabels/register, and by
+// hand next to OpenTelemetry's grpc instrumentation (whose spans must be
+// made as without us).
 
 const path = require('node:path');
 const { runCheckpoints, expectEveryCheckpointSeen, REGISTERED } = require('./harness');
@@ -28,12 +30,37 @@ const KINDS = {
   'client callback of an unimplemented method': 3,
 };
 
-describe.each(['by hand', 'with customlabels/register'])('gRPC, wired %s', (wiring) => {
+const WIRINGS = {
+  'by hand': {},
+  'with customlabels/register': REGISTERED,
+  // The app calls instrument() with its options while register is loaded:
+  // its options take over (forwarding, its own labels).
+  'by hand under customlabels/register': { ...REGISTERED, CUSTOMLABELS_FIXTURE_WIRING: 'both' },
+  'by hand, next to @opentelemetry/instrumentation-grpc': { CUSTOMLABELS_FIXTURE_OTEL: '1' },
+};
+
+describe.each(Object.keys(WIRINGS))('gRPC, wired %s', (wiring) => {
   let run;
   const events = [];
   beforeAll(async () => {
-    run = await runCheckpoints(fixture, { args: [String(CALLS)], env: wiring === 'by hand' ? {} : REGISTERED, onEvent: (e) => events.push(e) });
+    run = await runCheckpoints(fixture, { args: [String(CALLS)], env: WIRINGS[wiring], onEvent: (e) => events.push(e) });
   }, 120000);
+
+  if (wiring.includes('instrumentation-grpc')) {
+    test("OpenTelemetry's grpc instrumentation still makes a server and a client span of every call, with its rpc.service and rpc.method", () => {
+      const [{ spans }] = events.filter((e) => e.event === 'spans');
+      const SERVER = 1;
+      const CLIENT = 2;
+      const count = (kind) => {
+        const out = {};
+        for (const sp of spans.filter((x) => x.kind === kind)) out[`${sp.service}/${sp.method}`] = (out[`${sp.service}/${sp.method}`] ?? 0) + 1;
+        return out;
+      };
+      const served = { 'demo.v1.Greeter/SayHello': 3, 'demo.v1.Greeter/ListHellos': 3, 'demo.v1.Greeter/CollectHellos': 3, 'demo.v1.Greeter/ChatHellos': 3, 'demo.v1.Legacy/Echo': 3 };
+      expect(count(SERVER)).toEqual(expect.objectContaining(served));
+      expect(count(CLIENT)).toEqual(expect.objectContaining({ ...served, 'demo.v1.Greeter/NotYet': 3 }));
+    });
+  }
 
   test(`${wiring}: every call completed (the unimplemented one as UNIMPLEMENTED), and the process exited cleanly`, () => {
     expect(run.stderr).toBe('');
