@@ -26,7 +26,8 @@ export interface AmqplibModuleLike {
 
 /**
  * Patches the channels of both APIs of that amqplib; `main` is the file it was loaded from
- * (found in the module cache when not given). False if there was nothing left to patch.
+ * (found in the module cache when not given). True when these options apply (the first call, or
+ * the app's own call after customlabels/register's); false if there was nothing left to patch.
  */
 export function instrument(amqplib: AmqplibModuleLike, options?: AmqplibOptions, main?: string): boolean;
 /** The message header that carries the producer's labels (a JSON string). */

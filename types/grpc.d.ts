@@ -26,10 +26,13 @@ export interface GrpcModuleLike {
   InterceptingCall?: new (...args: any[]) => any;
 }
 
-/** Patches the module's servers and clients; false if it was patched already. */
+/**
+ * Patches the module's servers and clients. True when these options apply (the first call, or
+ * the app's own call after customlabels/register's); false if it was patched already.
+ */
 export function instrument(grpc: GrpcModuleLike, options?: GrpcOptions): boolean;
 /** A client interceptor that forwards the current labels, for the clients that should. */
-export function forwardingInterceptor(grpc: GrpcModuleLike): (options: any, nextCall: (options: any) => any) => any;
+export function forwardingInterceptor(grpc: GrpcModuleLike & { InterceptingCall: new (...args: any[]) => any }): (options: any, nextCall: (options: any) => any) => any;
 /** The metadata key that carries forwarded labels (binary, JSON). */
 export const METADATA_KEY: 'customlabels-bin';
 

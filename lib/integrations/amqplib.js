@@ -34,6 +34,7 @@
 // Channel#publish of amqplib's two channel models (lib/channel_model.js,
 // lib/callback_model.js), once per amqplib copy.
 
+const { AsyncResource } = require('node:async_hooks');
 const path = require('node:path');
 const { withLabels, currentLabels } = require('../index');
 const errors = require('../errors');
@@ -143,7 +144,7 @@ function labelsFor({ routing, ownFn, producerLabels }) {
       }
     }
     if (carried !== undefined) {
-      const problem = addLimited(out, carried, MAX_LABELS - count, RESERVED, false);
+      const problem = addLimited(out, carried, MAX_LABELS - count, NOT_CARRIED, false);
       if (problem !== null) warn(problem);
     }
     return out;
@@ -165,7 +166,11 @@ function patchModel(Channel, messageLabels, byRegister) {
   const consume = proto.consume;
   proto.consume = function consume_(queue, onMessage, ...rest) {
     if (typeof onMessage !== 'function') return consume.call(this, queue, onMessage, ...rest);
-    function labelledConsumer(msg) {
+    // amqplib calls consumers from the connection's socket, in the context
+    // connect() ran in (maybe a request's): each message runs in the
+    // context consume() was called in instead, under its own labels.
+    const scope = new AsyncResource('customlabels.amqplib.consume');
+    function labelled(msg) {
       if (msg === null || typeof msg !== 'object') return onMessage(msg);
       let labels;
       try {
@@ -175,6 +180,9 @@ function patchModel(Channel, messageLabels, byRegister) {
         return onMessage(msg);
       }
       return withLabels(labels, () => onMessage(msg));
+    }
+    function labelledConsumer(msg) {
+      return scope.runInAsyncScope(labelled, this, msg);
     }
     return consume.call(this, queue, labelledConsumer, ...rest);
   };
@@ -198,12 +206,16 @@ function patchModel(Channel, messageLabels, byRegister) {
 
 // The channel models of an amqplib copy: its two lib/ modules, loaded by
 // path (amqplib >= 1.2 exports neither).
-function modelsOf(amqplib, from) {
+// `loadedOnly` (register's): only the models the app has loaded already
+// (register patches the other when the app loads it).
+function modelsOf(amqplib, from, loadedOnly) {
   let main = from;
   if (main === undefined) {
-    // The file `amqplib` was loaded from (this module never loads it).
+    // The file `amqplib` was loaded from (this module never loads it); an
+    // ESM namespace (import * as amqplib) holds it as its default.
+    const exported = new Set([amqplib, amqplib.default].filter((x) => x !== undefined && x !== null));
     for (const [file, m] of Object.entries(require.cache)) {
-      if (m !== undefined && m.exports === amqplib) {
+      if (m !== undefined && exported.has(m.exports)) {
         main = file;
         break;
       }
@@ -213,8 +225,10 @@ function modelsOf(amqplib, from) {
   const dir = path.dirname(main);
   const out = [];
   for (const file of ['lib/channel_model.js', 'lib/callback_model.js']) {
+    const at = path.join(dir, file);
+    if (loadedOnly && require.cache[at] === undefined) continue;
     try {
-      const mod = require(path.join(dir, file));
+      const mod = require(at);
       if (typeof mod.Channel === 'function') out.push(mod.Channel);
     } catch {
       // an amqplib without this model
@@ -233,9 +247,10 @@ function instrument(amqplib, options, main) {
   return patch(amqplib, options, main, false);
 }
 
-// customlabels/register's call: the defaults, until the app's own call.
-function instrumentForRegister(amqplib, main) {
-  return patch(amqplib, undefined, main, true);
+// customlabels/register's call: the defaults, with the process's labels
+// (CUSTOMLABELS_LABELS) as the consumer's own, until the app's own call.
+function instrumentForRegister(amqplib, main, processLabels = {}) {
+  return patch(amqplib, Object.keys(processLabels).length > 0 ? { labels: () => processLabels } : undefined, main, true);
 }
 
 function patch(amqplib, options, main, byRegister) {
@@ -244,7 +259,7 @@ function patch(amqplib, options, main, byRegister) {
   }
   const messageLabels = labelsFor(readOptions(options));
   let patched = false;
-  for (const Channel of modelsOf(amqplib, main)) patched = patchModel(Channel, messageLabels, byRegister) || patched;
+  for (const Channel of modelsOf(amqplib, main, byRegister)) patched = patchModel(Channel, messageLabels, byRegister) || patched;
   return patched;
 }
 

@@ -74,7 +74,7 @@ const errors = require('../errors');
 const { warnOnce } = require('../warnings');
 const { LABELS_KEY, withTaskLabels, isPlainObject } = require('./worker');
 const { PARCA, cutValue: cut } = require('./reader-limits');
-const { addLimited, toObject } = require('./carried');
+const { addLimited, toObject, TRACE_IDS } = require('./carried');
 
 const { MAX_LABELS, MAX_KEY_BYTES, MAX_VALUE_BYTES } = PARCA;
 // (queue, name) pairs whose labels are kept frozen: queues and job names are
@@ -86,7 +86,7 @@ const JOB = 'job';
 const RESERVED = new Set([QUEUE, JOB]);
 // Not carried by default: the consumer sets queue and job; span ids describe
 // the producer's request, not the job.
-const NOT_CARRIED = new Set([QUEUE, JOB, 'trace_id', 'span_id', 'local_root_span_id']);
+const NOT_CARRIED = new Set([QUEUE, JOB, ...TRACE_IDS]);
 
 const hasOwn = Object.prototype.hasOwnProperty;
 
@@ -291,7 +291,9 @@ function jobLabelsFor({ own, ownFn, producer }) {
       }
     }
     if (carried !== undefined) {
-      const problem = addLimited(out, carried, MAX_LABELS - count, null, false);
+      // (Never a queue, job or trace id from the job's data: a producer's
+      // trace ids describe its request, not this job.)
+      const problem = addLimited(out, carried, MAX_LABELS - count, NOT_CARRIED, false);
       if (problem !== null) warn(problem);
     }
     return out;

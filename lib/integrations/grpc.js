@@ -203,6 +203,17 @@ function patchServer(Server, state) {
 
 // --- client -----------------------------------------------------------------
 
+// The call's metadata with the forwarded labels added: a copy, since an app
+// may send one Metadata object with many calls (and one the app set itself
+// wins).
+function withPayload(metadata, payload) {
+  if (payload === null || metadata === null || typeof metadata !== 'object' || typeof metadata.get !== 'function' || typeof metadata.clone !== 'function') return metadata;
+  if (metadata.get(METADATA_KEY).length !== 0) return metadata;
+  const copy = metadata.clone();
+  copy.set(METADATA_KEY, payload);
+  return copy;
+}
+
 // A listener whose callbacks run in `scope`.
 function listenerIn(scope, listener) {
   if (listener === null || typeof listener !== 'object') return listener;
@@ -225,27 +236,36 @@ function patchChannel(Channel, state) {
     const payload = state.forward ? forwardedPayload() : null;
     const start = call.start;
     call.start = function start_(metadata, listener) {
-      if (payload !== null && metadata !== null && typeof metadata === 'object' && typeof metadata.set === 'function' && metadata.get(METADATA_KEY).length === 0) {
-        metadata.set(METADATA_KEY, payload);
-      }
-      return start.call(this, metadata, listenerIn(scope, listener));
+      return start.call(this, withPayload(metadata, payload), listenerIn(scope, listener));
     };
+    // A message's write callback (call.write(msg, cb), 'drain') is called
+    // from the HTTP/2 stream too.
+    const send = call.sendMessageWithContext;
+    if (typeof send === 'function') {
+      call.sendMessageWithContext = function sendMessageWithContext_(context, message) {
+        if (context !== null && typeof context === 'object' && typeof context.callback === 'function') {
+          context = { ...context, callback: scope.bind(context.callback) };
+        }
+        return send.call(this, context, message);
+      };
+    }
     return call;
   };
 }
 
 // A client interceptor that forwards the current labels (for the clients
 // that should, where instrument() was not given forward: true):
-//   new Client(address, credentials, { interceptors: [forwardingInterceptor()] })
+//   new Client(address, credentials, { interceptors: [forwardingInterceptor(grpc)] })
 function forwardingInterceptor(grpc) {
+  if (grpc === null || typeof grpc !== 'object' || typeof grpc.InterceptingCall !== 'function') {
+    throw errors.invalidOption('', "the @grpc/grpc-js module (require('@grpc/grpc-js'))", grpc);
+  }
   const { InterceptingCall } = grpc;
-  if (typeof InterceptingCall !== 'function') throw errors.invalidOption('', "the @grpc/grpc-js module (require('@grpc/grpc-js'))", grpc);
   return function customlabelsForwarding(options, nextCall) {
     const payload = forwardedPayload();
     return new InterceptingCall(nextCall(options), {
       start(metadata, listener, next) {
-        if (payload !== null && metadata.get(METADATA_KEY).length === 0) metadata.set(METADATA_KEY, payload);
-        next(metadata, listener);
+        next(withPayload(metadata, payload), listener);
       },
     });
   };
@@ -259,9 +279,10 @@ function instrument(grpc, options) {
   return patch(grpc, options, false);
 }
 
-// customlabels/register's call: the defaults, until the app's own call.
-function instrumentForRegister(grpc) {
-  return patch(grpc, undefined, true);
+// customlabels/register's call: the defaults, with the process's labels
+// (CUSTOMLABELS_LABELS) as the server's own, until the app's own call.
+function instrumentForRegister(grpc, processLabels = {}) {
+  return patch(grpc, Object.keys(processLabels).length > 0 ? { labels: () => processLabels } : undefined, true);
 }
 
 function patch(grpc, options, byRegister) {

@@ -20,6 +20,7 @@
 const { withLabels, currentLabels } = require('../index');
 const errors = require('../errors');
 const { readLabels } = require('../labels');
+const { warnOnce } = require('../warnings');
 
 const LABELS_KEY = '__customlabels';
 
@@ -65,10 +66,34 @@ function ownLabels(options) {
   return labels;
 }
 
+// The carried labels withLabels takes: a message may come from anything
+// that posts to the port, so what is not a valid label is left out (one
+// warning), and the task still runs.
+function validCarried(labels) {
+  try {
+    readLabels(labels);
+    return labels;
+  } catch (err) {
+    warnOnce('task-labels', `customlabels: task labels not published as given (${err && err.message}); tasks run with the labels that are valid`, 'CUSTOMLABELS_TASK_LABELS');
+  }
+  const out = {};
+  for (const key of Object.keys(labels)) {
+    try {
+      readLabels({ [key]: labels[key] });
+      out[key] = labels[key];
+    } catch {
+      // left out
+    }
+  }
+  return out;
+}
+
 // Runs fn(task) under the labels the message carries, with the worker's own
 // (options.labels) over them.
 function runWithTaskLabels(message, fn, options) {
-  const { labels, task } = takeTaskLabels(message);
+  const taken = takeTaskLabels(message);
+  const { task } = taken;
+  const labels = taken.labels === null ? null : validCarried(taken.labels);
   const own = ownLabels(options);
   const inner = own === null ? () => fn(task) : () => withLabels(own, () => fn(task));
   return labels === null ? inner() : withLabels(labels, inner);

@@ -27,11 +27,21 @@ const { PARCA, cutValue } = require('../integrations/reader-limits');
 const INTEGRATIONS = Object.freeze(['express', 'fastify', 'koa', 'hapi', 'hono', 'graphql', 'bullmq', 'next', 'otel', 'grpc', 'amqplib']);
 // Labels the HTTP integrations set themselves (request-labels.js); the
 // configured ones must not take their names.
-const RESERVED = new Set(['method', 'route']);
+// Trace ids come from spans, never from configuration; '__proto__' is no
+// name an object keeps.
+const RESERVED = new Set(['method', 'route', 'trace_id', 'span_id', 'local_root_span_id']);
 
 const utf8Bytes = (s) => Buffer.byteLength(s);
 const keyProblem = (key) =>
-  key === '' ? 'an empty label name' : utf8Bytes(key) > PARCA.MAX_KEY_BYTES ? `label name "${key}" is longer than ${PARCA.MAX_KEY_BYTES} bytes` : RESERVED.has(key) ? `label name "${key}" is set by the integrations` : null;
+  key === ''
+    ? 'an empty label name'
+    : key === '__proto__'
+      ? 'label name "__proto__" is not one an object keeps'
+      : utf8Bytes(key) > PARCA.MAX_KEY_BYTES
+        ? `label name "${key}" is longer than ${PARCA.MAX_KEY_BYTES} bytes`
+        : RESERVED.has(key)
+          ? `label name "${key}" is set by the integrations`
+          : null;
 
 function items(value) {
   return value
@@ -43,12 +53,13 @@ function items(value) {
 function integrations(value, problems) {
   const on = new Set(INTEGRATIONS);
   if (value === undefined || value.trim() === '' || value.trim() === 'all') return on;
-  if (value.trim() === 'none') return new Set();
   const list = items(value);
+  if (list.length === 1 && list[0] === 'none') return new Set();
+  if (list.includes('none')) problems.push('CUSTOMLABELS_INTEGRATIONS: "none" is a value of its own, not an item of a list');
   const named = list.filter((n) => !n.startsWith('-') && n !== 'all');
   const chosen = named.length > 0 ? new Set() : on;
   for (const item of list) {
-    if (item === 'all') continue;
+    if (item === 'all' || item === 'none') continue;
     const name = item.startsWith('-') ? item.slice(1) : item;
     if (!INTEGRATIONS.includes(name)) {
       problems.push(`CUSTOMLABELS_INTEGRATIONS: unknown integration "${name}" (known: ${INTEGRATIONS.join(', ')})`);
@@ -110,17 +121,19 @@ function staticLabels(value, problems) {
 function otelAttributes(value, problems) {
   if (value === undefined || value.trim() === '') return {};
   if (value.trim() === 'none') return false;
-  const out = {};
+  const out = Object.create(null);
   for (const item of items(value)) {
     if (item.startsWith('-')) {
-      out[item.slice(1)] = null;
+      const attribute = item.slice(1).trim();
+      if (attribute === '' || attribute === '__proto__') problems.push(`CUSTOMLABELS_OTEL_ATTRIBUTES: "${item}" names no attribute`);
+      else out[attribute] = null;
       continue;
     }
     const eq = item.indexOf('=');
     const attribute = (eq < 0 ? item : item.slice(0, eq)).trim();
     const label = eq < 0 ? attribute : item.slice(eq + 1).trim();
     const problem = label === 'method' || label === 'route' ? null : keyProblem(label);
-    if (attribute === '' || problem !== null) {
+    if (attribute === '' || attribute === '__proto__' || problem !== null) {
       problems.push(`CUSTOMLABELS_OTEL_ATTRIBUTES: ${problem ?? `"${item}" names no attribute`}`);
       continue;
     }

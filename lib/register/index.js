@@ -56,8 +56,14 @@ function start() {
       }
     });
   }
+  // (diagnostics_channel.subscribe is Node >= 18.7; before it, channel().)
+  const subscribe = (name, fn) => {
+    const dc = require('node:diagnostics_channel');
+    if (typeof dc.subscribe === 'function') dc.subscribe(name, fn);
+    else dc.channel(name).subscribe(fn);
+  };
   if (on('fastify')) {
-    require('node:diagnostics_channel').subscribe('fastify.initialization', ({ fastify }) => {
+    subscribe('fastify.initialization', ({ fastify }) => {
       try {
         require('../integrations/fastify').labelInstance(fastify, options);
       } catch (err) {
@@ -115,7 +121,14 @@ function start() {
         server.createYoga = require('../integrations/graphql/envelop').labelYogas(server.createYoga, options);
       }
     });
-    hooks.esmFile('graphql-yoga', 'esm/server.js', () => "createYoga = globalThis[Symbol.for('customlabels.register.yoga')]?.(createYoga) ?? createYoga;");
+    // (Guarded: a Yoga whose createYoga is no longer a function declaration
+    // here runs unlabelled, with register's warning, rather than failing.)
+    hooks.esmFile(
+      'graphql-yoga',
+      'esm/server.js',
+      () =>
+        "try { createYoga = globalThis[Symbol.for('customlabels.register.yoga')]?.(createYoga) ?? createYoga; } catch (err) { process.emitWarning(`customlabels/register could not instrument graphql-yoga: ${err && err.message}`, { code: 'CUSTOMLABELS_UNSUPPORTED_FRAMEWORK' }); }",
+    );
     Object.defineProperty(globalThis, Symbol.for('customlabels.register.yoga'), {
       value: (createYoga) => require('../integrations/graphql/envelop').labelYogas(createYoga, options),
     });
@@ -148,14 +161,14 @@ function start() {
   }
   if (on('grpc')) {
     hooks.watch('@grpc/grpc-js', (grpc) => {
-      if (grpc !== null && typeof grpc === 'object' && typeof grpc.Server === 'function') require('../integrations/grpc').instrumentForRegister(grpc);
+      if (grpc !== null && typeof grpc === 'object' && typeof grpc.Server === 'function') require('../integrations/grpc').instrumentForRegister(grpc, config.labels);
     });
   }
   if (on('amqplib')) {
     for (const name of ['amqplib', 'amqplib/callback_api']) {
       hooks.watch(name, (amqplib, file) => {
         if (amqplib !== null && typeof amqplib === 'object' && typeof amqplib.connect === 'function') {
-          require('../integrations/amqplib').instrumentForRegister(amqplib, typeof file === 'string' && require('node:path').isAbsolute(file) ? file : undefined);
+          require('../integrations/amqplib').instrumentForRegister(amqplib, typeof file === 'string' && require('node:path').isAbsolute(file) ? file : undefined, config.labels);
         }
       });
     }

@@ -32,7 +32,7 @@ afterAll(async () => {
 // while customlabels/register is loaded; its options take over.
 const WIRINGS = {
   'by hand': {},
-  'with customlabels/register': REGISTERED,
+  'with customlabels/register': { ...REGISTERED, CUSTOMLABELS_LABELS: 'service=shop,version=1.4.2' },
   'by hand under customlabels/register': { ...REGISTERED, CUSTOMLABELS_FIXTURE_WIRING: 'both' },
 };
 
@@ -61,8 +61,8 @@ describe.each(Object.keys(WIRINGS))('amqplib, wired %s', (wiring) => {
       const kind = cp.name.replace(/ [a-z0-9-]+$/, '');
       counts[kind] = (counts[kind] ?? 0) + 1;
     }
-    // 7 messages, one delivered twice (its first delivery has no ack path).
-    expect(counts).toEqual({ 'consumer callback': 8, 'after an await': 8, 'ack path': 7 });
+    // 8 messages, one delivered twice (its first delivery has no ack path).
+    expect(counts).toEqual({ 'consumer callback': 9, 'after an await': 9, 'ack path': 8 });
     for (const cp of run.checkpoints) expect(cp.expect.trace_id).toBeUndefined();
     expectEveryCheckpointSeen(run.checkpoints);
   });

@@ -26,13 +26,14 @@ const KINDS = {
   'generated-code handler': 3,
   'client unary callback': 3,
   'client stream data event': 6,
+  'client write callback': 6,
   'client bidi data event': 3,
   'client callback of an unimplemented method': 3,
 };
 
 const WIRINGS = {
   'by hand': {},
-  'with customlabels/register': REGISTERED,
+  'with customlabels/register': { ...REGISTERED, CUSTOMLABELS_LABELS: 'service=shop,version=1.4.2' },
   // The app calls instrument() with its options while register is loaded:
   // its options take over (forwarding, its own labels).
   'by hand under customlabels/register': { ...REGISTERED, CUSTOMLABELS_FIXTURE_WIRING: 'both' },
@@ -110,15 +111,73 @@ describe('in process', () => {
     expect(seen).toEqual({ tenant: 'acme', 'rpc.service': 'demo.v1.Greeter', 'rpc.method': 'SayHello' });
   });
 
+  test("forwarding sends each call's own labels, and leaves the app's Metadata object as it was", async () => {
+    const { withLabels } = require('../../..');
+    instrument(grpc);
+    const pkg = grpc.loadPackageDefinition(loader.loadSync(path.join(__dirname, '..', 'fixtures', 'grpc', 'demo.proto')));
+    const server = new grpc.Server();
+    server.addService(pkg.demo.v1.Greeter.service, { SayHello: (call, cb) => cb(null, { message: String(currentLabels().tenant) }) });
+    const port = await new Promise((resolve, reject) => server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (e, p) => (e ? reject(e) : resolve(p))));
+    const client = new pkg.demo.v1.Greeter(`127.0.0.1:${port}`, grpc.credentials.createInsecure(), { interceptors: [forwardingInterceptor(grpc)] });
+    const shared = new grpc.Metadata();
+    shared.set('x-auth', 'token');
+    const call = (tenant) => withLabels({ tenant }, () => new Promise((resolve, reject) => client.SayHello({ name: tenant }, shared, (e, r) => (e ? reject(e) : resolve(r.message)))));
+    try {
+      expect(await call('acme')).toBe('acme');
+      expect(await call('globex')).toBe('globex');
+      expect(shared.getMap()).toEqual({ 'x-auth': 'token' });
+    } finally {
+      client.close();
+      server.forceShutdown();
+    }
+  });
+
+  test("a client stream's write callbacks run under the labels of the call that wrote, also those queued while a new channel connects", async () => {
+    const { withLabels } = require('../../..');
+    instrument(grpc); // (once per grpc-js copy; the first test's may have done it)
+    const pkg = grpc.loadPackageDefinition(loader.loadSync(path.join(__dirname, '..', 'fixtures', 'grpc', 'demo.proto')));
+    const server = new grpc.Server();
+    server.addService(pkg.demo.v1.Greeter.service, {
+      CollectHellos: (call, cb) => {
+        call.on('data', () => {});
+        call.on('end', () => cb(null, { message: 'done' }));
+      },
+    });
+    const port = await new Promise((resolve, reject) => server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (e, p) => (e ? reject(e) : resolve(p))));
+    const client = new pkg.demo.v1.Greeter(`127.0.0.1:${port}`, grpc.credentials.createInsecure());
+    const seen = [];
+    try {
+      await Promise.all(
+        ['acme', 'globex'].map((tenant) =>
+          withLabels({ tenant }, () =>
+            new Promise((resolve, reject) => {
+              const stream = client.CollectHellos((e) => (e ? reject(e) : resolve()));
+              stream.write({ name: '1' }, () => seen.push([tenant, currentLabels().tenant]));
+              setTimeout(() => {
+                stream.write({ name: '2' }, () => seen.push([tenant, currentLabels().tenant]));
+                stream.end();
+              }, 20);
+            }),
+          ),
+        ),
+      );
+    } finally {
+      client.close();
+      server.forceShutdown();
+    }
+    expect(seen).toHaveLength(4);
+    for (const [caller, labelled] of seen) expect(labelled).toBe(caller);
+  });
+
   test('bad arguments are TypeErrors with a stable code', () => {
     const codes = [];
-    for (const bad of [() => instrument({}), () => instrument(grpc, { forward: 'yes' }), () => instrument(grpc, { labels: 7 }), () => forwardingInterceptor({})]) {
+    for (const bad of [() => instrument({}), () => instrument(grpc, { forward: 'yes' }), () => instrument(grpc, { labels: 7 }), () => forwardingInterceptor({}), () => forwardingInterceptor()]) {
       try {
         bad();
       } catch (e) {
         codes.push(`${e.name} ${e.code}`);
       }
     }
-    expect(codes).toEqual(Array(4).fill('TypeError ERR_CUSTOMLABELS_INVALID_OPTION'));
+    expect(codes).toEqual(Array(5).fill('TypeError ERR_CUSTOMLABELS_INVALID_OPTION'));
   });
 });

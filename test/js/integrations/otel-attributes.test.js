@@ -44,27 +44,26 @@ function requestsFor(variant) {
   return out;
 }
 
-// (@apollo/server 5 and @fastify/otel's Fastify 5 need Node.js >= 20.)
 describe.each([
-  ['express', true, { 'middleware before routing': 12, 'handler after awaits': 6, 'request end listener': 6, 'response finish listener': 12 }],
-  ['fastify', major >= 20, { onRequest: 6, 'handler after awaits': 6, onResponse: 6 }],
-  ['graphql', major >= 20, { 'middleware before routing': 6, 'resolver after an await': 6, 'response finish listener': 6 }],
-])('span attributes as labels, %s', (variant, runs, kinds) => {
+  ['express', true, null, { 'middleware before routing': 12, 'handler after awaits': 6, 'request end listener': 6, 'response finish listener': 12 }],
+  ['fastify', major >= 20, "@fastify/otel's Fastify 5 needs Node.js >= 20", { onRequest: 6, 'handler after awaits': 6, onResponse: 6 }],
+  ['graphql', major >= 20, '@apollo/server 5 needs Node.js >= 20', { 'middleware before routing': 6, 'resolver after an await': 6, 'response finish listener': 6 }],
+])('span attributes as labels, %s', (variant, runs, why, kinds) => {
   let run;
   let responses;
-  const testHere = testIf(runs, '@apollo/server 5 and Fastify 5 need Node.js >= 20');
+  const testHere = testIf(runs, why);
 
   beforeAll(async () => {
     if (runs) ({ run, responses } = await serveUnderLoad(fixture, [variant], requestsFor(variant), 3));
   }, 120000);
 
-  testHere(`${variant}: every request was served and the app exited cleanly`, () => {
+  testHere(`span attributes as labels, ${variant}: every request was served and the app exited cleanly`, () => {
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
     expect(responses.map((r) => r.status)).toEqual(Array(variant === 'express' ? 12 : 6).fill(200));
   });
 
-  testHere(`${variant}: at every checkpoint the reader sees the active span's ids and the labels its attributes give`, () => {
+  testHere(`span attributes as labels, ${variant}: at every checkpoint the reader sees the active span's ids and the labels its attributes give`, () => {
     const counts = {};
     for (const cp of run.checkpoints) {
       const kind = cp.name.replace(/ [a-z0-9-]+$/, '');

@@ -112,9 +112,10 @@ describe('configuration from the environment', () => {
         server.close();
       });`,
       {
-        CUSTOMLABELS_INTEGRATIONS: 'express,nosuch',
+        CUSTOMLABELS_INTEGRATIONS: 'express,nosuch,none',
         CUSTOMLABELS_HEADERS: 'x-tenant=tenant,bad header,x-long=' + 'k'.repeat(30),
-        CUSTOMLABELS_LABELS: 'service=checkout,broken,route=/x',
+        CUSTOMLABELS_LABELS: 'service=checkout,broken,route=/x,__proto__=x,trace_id=1',
+        CUSTOMLABELS_OTEL_ATTRIBUTES: '-,-__proto__,app.tier=tier',
       },
     );
     const warnings = r.stderr.match(/Warning: .*/g);
@@ -126,6 +127,11 @@ describe('configuration from the environment', () => {
       `CUSTOMLABELS_HEADERS: label name "${'k'.repeat(30)}" is longer than 25 bytes`,
       'CUSTOMLABELS_LABELS: "broken" is not name=value',
       'CUSTOMLABELS_LABELS: label name "route" is set by the integrations',
+      'CUSTOMLABELS_LABELS: label name "__proto__" is not one an object keeps',
+      'CUSTOMLABELS_LABELS: label name "trace_id" is set by the integrations',
+      'CUSTOMLABELS_INTEGRATIONS: "none" is a value of its own, not an item of a list',
+      'CUSTOMLABELS_OTEL_ATTRIBUTES: "-" names no attribute',
+      'CUSTOMLABELS_OTEL_ATTRIBUTES: "-__proto__" names no attribute',
       'The rest of the configuration applies.',
     ]) {
       expect(warnings[0]).toContain(part);
