@@ -4,8 +4,10 @@
 // modules (50 packages of 20 files in node_modules, required by one entry,
 // plus Express, which register instruments), started with and without
 // `--require customlabels/register` (CommonJS) and, for an ESM entry
-// importing the same packages, `--import customlabels/register`;
-// alternating runs, medians of the wall time to exit, in ms.
+// importing the same packages, `--import customlabels/register` (also with
+// a package whose ESM build register would watch installed, which makes
+// it install module.registerHooks); alternating runs, medians of the wall
+// time to exit, in ms.
 //   node bench/register-startup.js [--runs 15]
 
 const { execFileSync } = require('node:child_process');
@@ -52,25 +54,37 @@ function time(args, cwd) {
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
 const dir = makeApp();
+// The same app with a package register watches whose ESM build an ESM app
+// could import installed (not imported): register then installs its
+// module.registerHooks (lib/register/hooks.js esmBuildInstalled()).
+const dirEsmBuild = makeApp();
+const stub = path.join(dirEsmBuild, 'node_modules', 'hono');
+fs.mkdirSync(stub);
+fs.writeFileSync(path.join(stub, 'package.json'), JSON.stringify({ name: 'hono', exports: { import: './index.mjs', require: './index.js' } }));
+fs.writeFileSync(path.join(stub, 'index.mjs'), 'export const Hono = class {};\n');
+fs.writeFileSync(path.join(stub, 'index.js'), 'exports.Hono = class {};\n');
 const register = path.join(root, 'lib', 'register.js');
 const registerMjs = path.join(root, 'lib', 'register.mjs');
 const cases = {
-  cjs: ['app.js'],
-  'cjs + register': ['--require', register, 'app.js'],
-  esm: ['app.mjs'],
-  'esm + register': ['--import', registerMjs, 'app.mjs'],
+  cjs: [['app.js'], dir],
+  'cjs + register': [['--require', register, 'app.js'], dir],
+  esm: [['app.mjs'], dir],
+  'esm + register': [['--import', registerMjs, 'app.mjs'], dir],
+  'esm, an ESM build installed': [['app.mjs'], dirEsmBuild],
+  'esm + register, an ESM build installed': [['--import', registerMjs, 'app.mjs'], dirEsmBuild],
 };
 const modules = Number(execFileSync(process.execPath, ['-e', `require('./app.js'); console.log(Object.keys(require.cache).length)`], { cwd: dir, encoding: 'utf8' }));
-for (const args of Object.values(cases)) time(args, dir); // warm the file cache
+for (const [args, cwd] of Object.values(cases)) time(args, cwd); // warm the file cache
 const samples = Object.fromEntries(Object.keys(cases).map((k) => [k, []]));
 for (let i = 0; i < runs; i++) {
   const names = Object.keys(cases);
   for (let j = 0; j < names.length; j++) {
     const name = names[(i + j) % names.length];
-    samples[name].push(time(cases[name], dir));
+    samples[name].push(time(...cases[name]));
   }
 }
 fs.rmSync(dir, { recursive: true, force: true });
+fs.rmSync(dirEsmBuild, { recursive: true, force: true });
 const m = Object.fromEntries(Object.entries(samples).map(([k, xs]) => [k, median(xs)]));
 const delta = (a, b) => median(samples[a].map((x, i) => x - samples[b][i]));
 console.log(
@@ -81,5 +95,6 @@ console.log(
     ms: m,
     addedCjs: delta('cjs + register', 'cjs'),
     addedEsm: delta('esm + register', 'esm'),
+    addedEsmWithEsmBuild: delta('esm + register, an ESM build installed', 'esm, an ESM build installed'),
   }),
 );

@@ -15,7 +15,10 @@
 //   appended to its entry module: an import of its own namespace and a call
 //   that hands it over, so that its classes are patched in place before the
 //   app's first request; a few files get a line of their own (esmFile()).
-//   Only for an app whose entry is an ES module (entryIsModule()). Where
+//   Only for an app whose entry is an ES module (entryIsModule()) and that
+//   has a package register watches with an ESM build installed
+//   (esmBuildInstalled()): hooks put every module load, CommonJS ones too,
+//   through their machinery, 25-45 ms for 1,000 modules. Where
 //   registerHooks is missing (Node 18, 20, 22.0 to 22.14) ESM-only builds
 //   are not seen: README says to add the integration's line there.
 //
@@ -31,7 +34,8 @@ const kEsm = Symbol.for('customlabels.register.esm');
 const NODE_MODULES = `${path.sep}node_modules${path.sep}`;
 const watched = new Map(); // package name -> [onLoad(exports, file)]
 const requires = []; // [{ pkg, test(request), onLoad }]: relative requires inside pkg
-const esmFiles = []; // [{ suffix, append(url) }]
+const esmFiles = []; // [{ pkg, suffix, append(url) }]
+const esmBuilds = new Set(); // packages whose ESM build CommonJS never loads
 
 // The package a file belongs to ('@scope/name' or 'name'), if it is in a
 // node_modules folder.
@@ -153,7 +157,7 @@ function watchRequire(pkg, test, onLoad) {
 // (registerHooks only): for a function an ESM build exports that must be
 // wrapped where it is declared.
 function esmFile(pkg, file, append) {
-  esmFiles.push({ suffix: `/node_modules/${pkg}/${file}`, append });
+  esmFiles.push({ pkg, suffix: `/node_modules/${pkg}/${file}`, append });
 }
 
 // The exports of `file` (relative to the package folder of `entry`) if
@@ -188,13 +192,45 @@ function entryIsModule(entry = process.argv[1]) {
   }
 }
 
+// `name` (a watched package) has an ES module build of its own, which an
+// ESM app imports and CommonJS never loads (not a wrapper of its CommonJS
+// build, as Koa's): seeing it needs module.registerHooks.
+function watchEsmBuild(name) {
+  esmBuilds.add(name);
+}
+
+// Whether a package register watches has an ES module build installed where
+// the app's entry finds its packages (node_modules of its folder and
+// above): only then can an ESM app import one CommonJS never sees.
+function esmBuildInstalled(entry = process.argv[1]) {
+  if (typeof entry !== 'string' || entry === '') return false;
+  const fs = require('node:fs');
+  const names = new Set([...esmBuilds, ...esmFiles.map((f) => f.pkg)]);
+  const hasImport = (e, depth = 0) =>
+    e !== null && typeof e === 'object' && depth < 8 && (Object.prototype.hasOwnProperty.call(e, 'import') || Object.values(e).some((v) => hasImport(v, depth + 1)));
+  for (let dir = path.dirname(path.resolve(entry)); ; ) {
+    for (const name of names) {
+      let pkg;
+      try {
+        pkg = JSON.parse(fs.readFileSync(path.join(dir, 'node_modules', name, 'package.json'), 'utf8'));
+      } catch {
+        continue;
+      }
+      if (pkg !== null && typeof pkg === 'object' && (pkg.type === 'module' || hasImport(pkg.exports))) return true;
+    }
+    const up = path.dirname(dir);
+    if (up === dir) return false;
+    dir = up;
+  }
+}
+
 let started = null;
 function start() {
   if (started === null) {
     installLoad();
-    started = { esm: entryIsModule() && installEsm() };
+    started = { esm: entryIsModule() && esmBuildInstalled() && installEsm() };
   }
   return started;
 }
 
-module.exports = { watch, watchRequire, esmFile, selfReport, loadedBeside, packageDir, start };
+module.exports = { watch, watchRequire, watchEsmBuild, esmFile, selfReport, loadedBeside, packageDir, start };

@@ -82,6 +82,7 @@ function start() {
         if (Router !== undefined) require('../integrations/koa').instrument(Router);
       });
     }
+    hooks.watchEsmBuild('@koa/router');
   }
   if (on('hapi')) {
     hooks.watch('@hapi/hapi', (hapi) => {
@@ -110,6 +111,7 @@ function start() {
     }
   }
   if (on('graphql')) {
+    hooks.watchEsmBuild('@apollo/server');
     hooks.watch('@apollo/server', (apollo) => {
       if (apollo !== null && (typeof apollo === 'object' || typeof apollo === 'function') && typeof apollo.ApolloServer === 'function') {
         require('../integrations/graphql/apollo').labelAllServers(apollo, options);

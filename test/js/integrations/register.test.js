@@ -224,3 +224,31 @@ test('register requires no framework itself: a plain script loads nothing it doe
   expect(r.stderr).toBe('');
   expect(JSON.parse(r.stdout)).toEqual([]);
 });
+
+// module.registerHooks costs every module load (README "Set up in one
+// line"): register installs it only for an ES module entry with a package
+// installed whose own ESM build it must see (here a stand-in for Hono).
+// (Without module.registerHooks, Node < 22.15, never.)
+test('an ESM app gets module.registerHooks only with a package installed whose ESM build register watches', async () => {
+  const fs = require('node:fs');
+  const os = require('node:os');
+  const { execFile } = require('node:child_process');
+  const register = path.join(__dirname, '..', '..', '..', 'lib', 'register.mjs');
+  const hooked = (dir) =>
+    new Promise((resolve, reject) => {
+      fs.writeFileSync(path.join(dir, 'app.mjs'), "console.log(globalThis[Symbol.for('customlabels.register.esm')] !== undefined);\n");
+      execFile(process.execPath, ['--import', register, path.join(dir, 'app.mjs')], { env: { ...process.env, NODE_OPTIONS: '' }, encoding: 'utf8' }, (err, stdout, stderr) =>
+        err ? reject(err) : resolve({ stdout: stdout.trim(), stderr }),
+      );
+    });
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'customlabels-esm-hooks-'));
+  try {
+    expect(await hooked(dir)).toEqual({ stdout: 'false', stderr: '' });
+    const hono = path.join(dir, 'node_modules', 'hono');
+    fs.mkdirSync(hono, { recursive: true });
+    fs.writeFileSync(path.join(hono, 'package.json'), JSON.stringify({ name: 'hono', exports: { import: './index.mjs', require: './index.js' } }));
+    expect(await hooked(dir)).toEqual({ stdout: String(registerHooks), stderr: '' });
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
