@@ -11,9 +11,9 @@
 //                / withLabels({ queue, ...the producer's labels }), the
 //                producer attaching its labels in a header itself
 //   integration  instrument(grpc) / instrument(amqplib)
-// Each run starts one fresh process per mode, in rotating order; a process
-// makes --warmup calls (messages) unmeasured, then --calls measured by
-// process.cpuUsage. Printed: medians per mode and the median of the per-run
+// Each run starts one fresh process per mode, in rotating order, pinned to
+// one CPU; a process makes --warmup calls (messages) unmeasured, then
+// --calls measured by process.cpuUsage. Printed: medians per mode and the median of the per-run
 // ratios integration ÷ by-hand, per Node.js version and kind.
 //
 //   node bench/rpc.js [--node PATH|MAJOR]... [--runs 5] [--kind grpc,amqp] [--calls 20000] [--warmup 3000]
@@ -135,8 +135,14 @@ function nodeOf(v) {
   return v;
 }
 
+// Each measured process is pinned to CPU 1 where there are two (the broker,
+// and this process, keep the other).
+const pinned = require('node:os').cpus().length > 1;
+
 function measure(node, kind, mode, { calls, warmup, url }) {
-  const out = execFileSync(node, [__filename, '--child', kind, mode, String(calls), String(warmup), url ?? ''], { cwd: root, encoding: 'utf8', env: { ...process.env, NODE_OPTIONS: '' } });
+  const args = [node, __filename, '--child', kind, mode, String(calls), String(warmup), url ?? ''];
+  const [file, ...rest] = pinned ? ['taskset', '-c', '1', ...args] : args;
+  const out = execFileSync(file, rest, { cwd: root, encoding: 'utf8', env: { ...process.env, NODE_OPTIONS: '' } });
   return JSON.parse(out.trim().split('\n').pop()).us;
 }
 

@@ -39,7 +39,7 @@ const path = require('node:path');
 const { withLabels, currentLabels } = require('../index');
 const errors = require('../errors');
 const { warnOnce } = require('../warnings');
-const { addLimited, toObject, TRACE_IDS } = require('./carried');
+const { addLimited, mergeCarried, TRACE_IDS } = require('./carried');
 const { PARCA, cutValue } = require('./reader-limits');
 
 const QUEUE = 'queue';
@@ -50,6 +50,9 @@ const RESERVED = new Set([QUEUE, EXCHANGE, ROUTING_KEY]);
 const NOT_CARRIED = new Set([...RESERVED, ...TRACE_IDS]);
 const { MAX_LABELS } = PARCA;
 const MAX_CACHED = 1024;
+// Headers longer than this are read each time, not kept (they come from
+// producers; a real one is a few labels).
+const MAX_CACHED_HEADER = 1024;
 const hasOwn = Object.prototype.hasOwnProperty;
 const kPatched = Symbol.for('customlabels.amqplib.patched');
 
@@ -74,9 +77,8 @@ function headerValue() {
   return Object.keys(out).length === 0 ? null : JSON.stringify(out);
 }
 
-// The producer's labels of a delivered message (a plain object), or
-// undefined.
-function producerOf(msg) {
+// The producer's header of a delivered message (a string), or undefined.
+function headerOf(msg) {
   const headers = msg.properties !== null && typeof msg.properties === 'object' ? msg.properties.headers : undefined;
   if (headers === null || typeof headers !== 'object' || !hasOwn.call(headers, HEADER)) return undefined;
   let raw = headers[HEADER];
@@ -85,6 +87,11 @@ function producerOf(msg) {
     warn(`${HEADER} is ${errors.describe(raw)}, not a string`);
     return undefined;
   }
+  return raw;
+}
+
+// The producer's labels in a header (a plain object), or undefined.
+function producerOf(raw) {
   let parsed;
   try {
     parsed = JSON.parse(raw);
@@ -117,38 +124,26 @@ function labelsFor({ routing, ownFn, producerLabels }) {
     }
     return base;
   }
+  // Without routing labels and labels of the consumer's own, a message's
+  // labels depend on its queue and header alone: kept frozen per pair
+  // (producers send few distinct headers), so each is read once and its
+  // set built once.
+  const byHeader = new Map();
   return function messageLabels(queue, msg) {
-    const base = baseOf(queue, msg);
-    const carried = producerLabels ? producerOf(msg) : undefined;
-    if (carried === undefined && ownFn === null) return base;
-    const out = { ...base };
-    let count = Object.keys(base).length;
-    if (ownFn !== null) {
-      let mine;
-      try {
-        mine = ownFn(msg);
-        if (mine !== undefined && mine !== null) mine = toObject(mine);
-      } catch (err) {
-        warn(`options.labels(msg): ${err && err.message}`);
-        mine = null;
-      }
-      if (mine !== undefined && mine !== null) {
-        const own = {};
-        const problem = addLimited(own, mine, MAX_LABELS - count, null, true, out);
-        if (problem !== null) warn(`options.labels(msg): ${problem}`);
-        for (const key of Object.keys(own)) {
-          const was = hasOwn.call(out, key) && out[key] !== null;
-          count += (own[key] !== null ? 1 : 0) - (was ? 1 : 0);
-          out[key] = own[key];
-        }
-      }
+    const raw = producerLabels ? headerOf(msg) : undefined;
+    if (raw === undefined && ownFn === null) return baseOf(queue, msg);
+    const key = ownFn === null && !routing && (raw === undefined || raw.length <= MAX_CACHED_HEADER) ? `${queue}\0${raw}` : null;
+    if (key !== null) {
+      const hit = byHeader.get(key);
+      if (hit !== undefined) return hit;
     }
-    if (carried !== undefined) {
-      const problem = addLimited(out, carried, MAX_LABELS - count, NOT_CARRIED, false);
-      if (problem !== null) warn(problem);
-    }
-    return out;
+    const labels = labelsOf(queue, msg, raw === undefined ? undefined : producerOf(raw));
+    if (key !== null && byHeader.size < MAX_CACHED) byHeader.set(key, Object.freeze(labels));
+    return labels;
   };
+  function labelsOf(queue, msg, carried) {
+    return mergeCarried(baseOf(queue, msg), ownFn, msg, carried, NOT_CARRIED, warn, 'options.labels(msg)');
+  }
 }
 
 // `messageLabels` for this model's consumers; an app's own instrument()

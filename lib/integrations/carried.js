@@ -80,4 +80,41 @@ function toObject(labels) {
   return out;
 }
 
-module.exports = { addLimited, toObject, TRACE_IDS };
+// The labels of a unit of work that came from elsewhere (a gRPC call, an
+// AMQP message): `base` (the integration's own, frozen), `ownFn(arg)` (the
+// consumer's options.labels: they win, and a null value removes a key; what
+// it gets wrong is left out, `what` names it in the warning), then
+// `carried` (the sender's, lowest precedence, never a key of `skip`) in the
+// room left, all within the Parca agent's labels. Problems go to warn().
+function mergeCarried(base, ownFn, arg, carried, skip, warn, what) {
+  if (carried === undefined && ownFn === null) return base;
+  const out = { ...base };
+  let count = Object.keys(base).length;
+  if (ownFn !== null) {
+    let mine;
+    try {
+      mine = ownFn(arg);
+      if (mine !== undefined && mine !== null) mine = toObject(mine);
+    } catch (err) {
+      warn(`${what}: ${err && err.message}`);
+      mine = null;
+    }
+    if (mine !== undefined && mine !== null) {
+      const own = {};
+      const problem = addLimited(own, mine, MAX_LABELS - count, null, true, out);
+      if (problem !== null) warn(`${what}: ${problem}`);
+      for (const key of Object.keys(own)) {
+        const was = hasOwn.call(out, key) && out[key] !== null;
+        count += (own[key] !== null ? 1 : 0) - (was ? 1 : 0);
+        out[key] = own[key];
+      }
+    }
+  }
+  if (carried !== undefined) {
+    const problem = addLimited(out, carried, MAX_LABELS - count, skip, false);
+    if (problem !== null) warn(problem);
+  }
+  return out;
+}
+
+module.exports = { addLimited, toObject, mergeCarried, TRACE_IDS };

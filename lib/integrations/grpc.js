@@ -45,7 +45,7 @@ const { AsyncResource } = require('node:async_hooks');
 const { withLabels, currentLabels } = require('../index');
 const errors = require('../errors');
 const { warnOnce } = require('../warnings');
-const { addLimited, toObject, TRACE_IDS } = require('./carried');
+const { addLimited, mergeCarried, TRACE_IDS } = require('./carried');
 const { PARCA, cutValue } = require('./reader-limits');
 
 const SERVICE = 'rpc.service';
@@ -116,34 +116,7 @@ function forwardedOf(metadata) {
 function callLabels({ ownFn, forwarded }) {
   return function labelsOf(call, base) {
     const carried = forwarded ? forwardedOf(call.metadata) : undefined;
-    if (carried === undefined && ownFn === null) return base;
-    const out = { ...base };
-    let count = RESERVED.size;
-    if (ownFn !== null) {
-      let mine;
-      try {
-        mine = ownFn(call);
-        if (mine !== undefined && mine !== null) mine = toObject(mine);
-      } catch (err) {
-        warn(`options.labels(call): ${err && err.message}`);
-        mine = null;
-      }
-      if (mine !== undefined && mine !== null) {
-        const own = {};
-        const problem = addLimited(own, mine, MAX_LABELS - count, null, true, out);
-        if (problem !== null) warn(`options.labels(call): ${problem}`);
-        for (const key of Object.keys(own)) {
-          const was = hasOwn.call(out, key) && out[key] !== null;
-          count += (own[key] !== null ? 1 : 0) - (was ? 1 : 0);
-          out[key] = own[key];
-        }
-      }
-    }
-    if (carried !== undefined) {
-      const problem = addLimited(out, carried, MAX_LABELS - count, NOT_FORWARDED, false);
-      if (problem !== null) warn(problem);
-    }
-    return out;
+    return mergeCarried(base, ownFn, call, carried, NOT_FORWARDED, warn, 'options.labels(call)');
   };
 }
 
