@@ -194,7 +194,11 @@ function patchModel(Channel, messageLabels, byRegister) {
     if (value === null) return publish.call(this, exchange, routingKey, content, options, ...rest);
     const given = options !== null && typeof options === 'object' ? options : {};
     const headers = given.headers !== null && typeof given.headers === 'object' ? given.headers : {};
-    return publish.call(this, exchange, routingKey, content, { ...given, headers: { ...headers, [HEADER]: value } }, ...rest);
+    // The caller's options seen through (inherited ones too), with headers
+    // of our own: neither object is changed.
+    const copy = Object.create(given);
+    copy.headers = { ...headers, [HEADER]: value };
+    return publish.call(this, exchange, routingKey, content, copy, ...rest);
   };
   return true;
 }
@@ -251,6 +255,9 @@ function instrumentForRegister(amqplib, main, processLabels = {}) {
 function patch(amqplib, options, main, byRegister) {
   if (amqplib === null || (typeof amqplib !== 'object' && typeof amqplib !== 'function') || typeof amqplib.connect !== 'function') {
     throw errors.invalidOption('', "the amqplib module (require('amqplib'))", amqplib);
+  }
+  if (main !== undefined && (typeof main !== 'string' || !path.isAbsolute(main))) {
+    throw errors.invalidOption('main', 'the absolute path amqplib was loaded from', main);
   }
   const messageLabels = labelsFor(readOptions(options));
   let patched = false;

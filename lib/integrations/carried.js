@@ -80,6 +80,32 @@ function toObject(labels) {
   return out;
 }
 
+// What options.labels(arg) returned, as an object addLimited reads (each
+// value checked there, so one bad value costs only itself), or null.
+function ownOf(ownFn, arg, warn, what) {
+  let mine;
+  try {
+    mine = ownFn(arg);
+  } catch (err) {
+    warn(`${what}: ${err && err.message}`);
+    return null;
+  }
+  if (mine === undefined || mine === null) return null;
+  if (mine instanceof Map) {
+    try {
+      return toObject(mine);
+    } catch (err) {
+      warn(`${what}: ${err && err.message}`);
+      return null;
+    }
+  }
+  if (typeof mine !== 'object' || Array.isArray(mine)) {
+    warn(`${what}: returned ${errors.describe(mine)}, not labels`);
+    return null;
+  }
+  return mine;
+}
+
 // The labels of a unit of work that came from elsewhere (a gRPC call, an
 // AMQP message): `base` (the integration's own, frozen), `ownFn(arg)` (the
 // consumer's options.labels: they win, and a null value removes a key; what
@@ -91,15 +117,8 @@ function mergeCarried(base, ownFn, arg, carried, skip, warn, what) {
   const out = { ...base };
   let count = Object.keys(base).length;
   if (ownFn !== null) {
-    let mine;
-    try {
-      mine = ownFn(arg);
-      if (mine !== undefined && mine !== null) mine = toObject(mine);
-    } catch (err) {
-      warn(`${what}: ${err && err.message}`);
-      mine = null;
-    }
-    if (mine !== undefined && mine !== null) {
+    const mine = ownOf(ownFn, arg, warn, what);
+    if (mine !== null) {
       const own = {};
       const problem = addLimited(own, mine, MAX_LABELS - count, null, true, out);
       if (problem !== null) warn(`${what}: ${problem}`);

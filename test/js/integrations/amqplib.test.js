@@ -67,3 +67,25 @@ describe.each(Object.keys(WIRINGS))('amqplib, wired %s', (wiring) => {
     expectEveryCheckpointSeen(run.checkpoints);
   });
 });
+
+test('bad arguments are TypeErrors with a stable code, and patch nothing', () => {
+  const amqplib = require('amqplib');
+  const { instrument } = require('../../../lib/integrations/amqplib');
+  const codes = [];
+  for (const bad of [
+    () => instrument({}),
+    () => instrument(amqplib, { routing: 'yes' }),
+    () => instrument(amqplib, { labels: 7 }),
+    () => instrument(amqplib, { producerLabels: 1 }),
+    () => instrument(amqplib, undefined, 'node_modules/amqplib/channel_api.js'),
+  ]) {
+    try {
+      bad();
+    } catch (e) {
+      codes.push(`${e.name} ${e.code}`);
+    }
+  }
+  expect(codes).toEqual(Array(5).fill('TypeError ERR_CUSTOMLABELS_INVALID_OPTION'));
+  const { Channel } = require(path.join(path.dirname(require.resolve('amqplib')), 'lib', 'channel_model.js'));
+  expect(Object.getOwnPropertySymbols(Channel.prototype).map(String)).not.toContain('Symbol(customlabels.amqplib.patched)');
+});
