@@ -39,7 +39,7 @@ const path = require('node:path');
 const { withLabels, currentLabels } = require('../index');
 const errors = require('../errors');
 const { warnOnce } = require('../warnings');
-const { addLimited, mergeCarried, TRACE_IDS } = require('./carried');
+const { addLimited, mergeCarried, parseCarried, TRACE_IDS } = require('./carried');
 const { PARCA, cutValue } = require('./reader-limits');
 
 const QUEUE = 'queue';
@@ -90,22 +90,6 @@ function headerOf(msg) {
   return raw;
 }
 
-// The producer's labels in a header (a plain object), or undefined.
-function producerOf(raw) {
-  let parsed;
-  try {
-    parsed = JSON.parse(raw);
-  } catch {
-    warn(`${HEADER} is not JSON`);
-    return undefined;
-  }
-  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
-    warn(`${HEADER} is ${errors.describe(parsed)}, not an object`);
-    return undefined;
-  }
-  return parsed;
-}
-
 // messageLabels(queue, msg) for one consumer's options.
 function labelsFor({ routing, ownFn, producerLabels }) {
   const byQueue = new Map();
@@ -137,7 +121,7 @@ function labelsFor({ routing, ownFn, producerLabels }) {
       const hit = byHeader.get(key);
       if (hit !== undefined) return hit;
     }
-    const labels = labelsOf(queue, msg, raw === undefined ? undefined : producerOf(raw));
+    const labels = labelsOf(queue, msg, raw === undefined ? undefined : parseCarried(raw, HEADER, warn));
     if (key !== null && byHeader.size < MAX_CACHED) byHeader.set(key, Object.freeze(labels));
     return labels;
   };

@@ -80,6 +80,23 @@ function toObject(labels) {
   return out;
 }
 
+// The labels a sender carried as JSON text (a plain object), or undefined
+// with a warning naming `where` (the header or metadata key).
+function parseCarried(text, where, warn) {
+  let parsed;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    warn(`${where} is not JSON`);
+    return undefined;
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+    warn(`${where} is ${errors.describe(parsed)}, not an object`);
+    return undefined;
+  }
+  return parsed;
+}
+
 // What options.labels(arg) returned, as an object addLimited reads (each
 // value checked there, so one bad value costs only itself), or null.
 function ownOf(ownFn, arg, warn, what) {
@@ -136,4 +153,4 @@ function mergeCarried(base, ownFn, arg, carried, skip, warn, what) {
   return out;
 }
 
-module.exports = { addLimited, toObject, mergeCarried, TRACE_IDS };
+module.exports = { addLimited, toObject, mergeCarried, parseCarried, TRACE_IDS };

@@ -45,7 +45,7 @@ const { AsyncResource } = require('node:async_hooks');
 const { withLabels, currentLabels } = require('../index');
 const errors = require('../errors');
 const { warnOnce } = require('../warnings');
-const { addLimited, mergeCarried, TRACE_IDS } = require('./carried');
+const { addLimited, mergeCarried, parseCarried, TRACE_IDS } = require('./carried');
 const { PARCA, cutValue } = require('./reader-limits');
 
 const SERVICE = 'rpc.service';
@@ -94,18 +94,7 @@ function forwardedOf(metadata) {
   if (metadata === null || typeof metadata !== 'object' || typeof metadata.get !== 'function') return undefined;
   const values = metadata.get(METADATA_KEY);
   if (!Array.isArray(values) || values.length === 0) return undefined;
-  let parsed;
-  try {
-    parsed = JSON.parse(Buffer.from(values[0]).toString('utf8'));
-  } catch {
-    warn(`${METADATA_KEY} is not JSON`);
-    return undefined;
-  }
-  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
-    warn(`${METADATA_KEY} is ${errors.describe(parsed)}, not an object`);
-    return undefined;
-  }
-  return parsed;
+  return parseCarried(Buffer.from(values[0]).toString('utf8'), METADATA_KEY, warn);
 }
 
 // --- server -----------------------------------------------------------------
