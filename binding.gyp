@@ -24,10 +24,13 @@
             "src/core/tls_descriptor.cc",
             # After abi.cc and otel_thread_ctx.cc: the linker lays TLS out in
             # input order, and their two pointers stay adjacent (one typed
-            # array switches both, lib/publisher.js).
+            # array switches both, lib/core/publisher.js).
             "src/core/node_context.cc",
             "src/binding/addon.cc",
             "src/binding/idle_clear.cc",
+            "src/binding/js_values.cc",
+            "src/binding/own_memory.cc",
+            "src/binding/testing.cc",
             "src/binding/libstdcxx_compat.cc"
           ],
           "defines": [
@@ -66,6 +69,7 @@
           "type": "executable",
           "sources": [
             "src/core/node_walk.cc",
+            "src/reader/abi_names.cc",
             "src/reader/abi_reader.cc",
             "src/reader/any_value.cc",
             "src/reader/check.cc",

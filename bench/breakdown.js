@@ -9,11 +9,11 @@
 // wrapper object in one call, as hook-free withLabels makes them.
 
 const { AsyncLocalStorage } = require('node:async_hooks');
-const { readLabels, Updates } = require('../lib/labels');
-const { Encoder } = require('../lib/encoder');
-const { loadBinding } = require('../lib/binding');
-const { loadV8Unit } = require('../lib/v8-unit');
-const { FIELDS, initSet } = require('../lib/label-set');
+const { readLabels, Updates } = require('../lib/core/labels');
+const { Encoder } = require('../lib/core/encoder');
+const { loadBinding } = require('../lib/core/binding');
+const { loadV8Unit } = require('../lib/core/v8-unit');
+const { FIELDS, initSet } = require('../lib/core/label-set');
 const { withLabels, strategy } = require('..');
 
 const { binding } = loadBinding();

@@ -21,7 +21,7 @@ const median = (xs) => {
 };
 const rotate = (xs, k) => xs.map((_, i) => xs[(i + k) % xs.length]);
 
-// The environment without thread context records (lib/api.js), and without hooks.
+// The environment without thread context records (lib/core/api.js), and without hooks.
 const NO_RECORDS = { ...process.env, CUSTOMLABELS_THREAD_CONTEXT: '0' };
 const HOOKS_OFF = { ...process.env, CUSTOMLABELS_HOOKS: '0' };
 

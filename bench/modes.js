@@ -5,7 +5,7 @@
 //   loaded  customlabels required but never used (must cost nothing)
 //   als     an AsyncLocalStorage.run per request/scope (the baseline)
 //   floor   als plus *empty* hooks of the kinds customlabels settles on
-//           (lib/switcher.js: 'frame-before' on Node.js 24+), so the table
+//           (lib/core/switcher.js: 'frame-before' on Node.js 24+), so the table
 //           shows which part of the cost is customlabels' own
 //   floor-init  the same for the kinds of 'resource-init+promise-hooks'
 //           (every resource's init, before and after, promise before and
@@ -27,10 +27,10 @@
 const { AsyncLocalStorage, createHook } = require('node:async_hooks');
 const v8 = require('node:v8');
 
-// Empty hooks of the kinds of `strategy` (lib/switcher.js): 'settled' (the
+// Empty hooks of the kinds of `strategy` (lib/core/switcher.js): 'settled' (the
 // one customlabels ends up with here) or 'resource-init+promise-hooks'.
 function floorHooks(strategy = 'settled') {
-  const { probe } = require('../lib/switcher');
+  const { probe } = require('../lib/core/switcher');
   const mode = probe();
   const noop = () => {};
   if (mode.storeVisibleInBefore) {

@@ -1,14 +1,14 @@
 'use strict';
 
-// ns per new label set written into a slab (lib/slab.js SlabWriter.write:
+// ns per new label set written into a slab (lib/core/slab.js SlabWriter.write:
 // encoding, the native build() and, with records on, the thread context
 // record), 3 labels whose values differ every call. Prints one JSON line:
 // {records, ns}, median of 7 loops.
 //   node bench/record-cost.js <records: 0|1>
 
-const { SlabWriter } = require('../lib/slab');
-const { readLabels } = require('../lib/labels');
-const { loadBinding } = require('../lib/binding');
+const { SlabWriter } = require('../lib/core/slab');
+const { readLabels } = require('../lib/core/labels');
+const { loadBinding } = require('../lib/core/binding');
 
 const records = process.argv[2] === '1';
 const { binding } = loadBinding();

@@ -1,15 +1,15 @@
 'use strict';
 
-// ns per switch of the thread's pointers, alone: lib/publisher.js install()
+// ns per switch of the thread's pointers, alone: lib/core/publisher.js install()
 // alternating between two real label sets, with thread context records
 // (two stores: custom_labels_current_set, otel_thread_ctx_v1) or without
 // (one store). Prints one JSON line: {records, ns} medians of 9 loops.
 //   node bench/switch-cost.js <records: 0|1>
 
-const { createPublisher } = require('../lib/publisher');
-const { SlabWriter } = require('../lib/slab');
-const { readLabels } = require('../lib/labels');
-const { loadBinding } = require('../lib/binding');
+const { createPublisher } = require('../lib/core/publisher');
+const { SlabWriter } = require('../lib/core/slab');
+const { readLabels } = require('../lib/core/labels');
+const { loadBinding } = require('../lib/core/binding');
 
 const records = process.argv[2] === '1';
 const { binding } = loadBinding();

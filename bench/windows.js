@@ -1,7 +1,7 @@
 'use strict';
 
 // How long the labels of a promise reaction stay installed after it ended,
-// with hooks on (lib/switcher.js 'frame-before': promise reactions switch in
+// with hooks on (lib/core/switcher.js 'frame-before': promise reactions switch in
 // `before` only). A labelled request ends in a promise reaction that
 // schedules the next request's setImmediate; the time from the reaction's
 // last statement to that callback's first statement is the window in which

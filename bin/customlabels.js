@@ -10,7 +10,7 @@ const { spawn } = require('node:child_process');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { isSupportedPlatform } = require('../lib/platform');
+const { isSupportedPlatform } = require('../lib/core/platform');
 
 // The reader of a local build (built from source), else the prebuilt one.
 function readerPath() {

@@ -22,7 +22,7 @@ const { execFileSync, spawnSync } = require('node:child_process');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { unitFile, UNIT_VERSION } = require('../lib/v8-unit');
+const { unitFile, UNIT_VERSION } = require('../lib/core/v8-unit');
 
 const root = path.join(__dirname, '..');
 const PREFIX = { x64: '', arm64: 'aarch64-linux-gnu-' };
@@ -95,10 +95,10 @@ function buildUnit(dir, { arch = process.arch, out = path.join(root, 'build', 'v
 }
 
 // The unit for the Node.js running this (scripts/install.js), into build/v8
-// where lib/v8-unit.js looks first. Only Node.js 22+ has the continuation
+// where lib/core/v8-unit.js looks first. Only Node.js 22+ has the continuation
 // data the unit reads: elsewhere nothing is built (null). A build that fails,
 // or whose unit this Node.js does not load, leaves
-// build/v8/<unit>.failed saying why (lib/v8-unit.js reports it) and throws.
+// build/v8/<unit>.failed saying why (lib/core/v8-unit.js reports it) and throws.
 function buildRunningUnit({ gyp } = {}) {
   if (Number(process.versions.node.split('.')[0]) < 22) return null;
   const out = path.join(root, 'build', 'v8');

@@ -11,7 +11,7 @@
 // - on other platforms there is nothing to build.
 // CUSTOMLABELS_BUILD_FROM_SOURCE=1 (or `npm install --build-from-source`)
 // builds from source even where a prebuilt binary fits; that build then
-// takes precedence (lib/binding.js). So does `npm install` in a checkout of
+// takes precedence (lib/core/binding.js). So does `npm install` in a checkout of
 // customlabels itself, where the sources are what is being worked on.
 // Every source build also builds the V8 unit for the Node.js running the
 // install (Node.js 22+; scripts/build-v8.js), so labels without hooks do not
@@ -22,7 +22,7 @@ const { spawnSync } = require('node:child_process');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { isSupportedPlatform, prebuildTarget } = require('../lib/platform');
+const { isSupportedPlatform, prebuildTarget } = require('../lib/core/platform');
 
 const root = path.join(__dirname, '..');
 

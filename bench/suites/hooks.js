@@ -3,7 +3,7 @@
 // Issue #25: the switch with hooks on (what every deployed reader reads)
 // against AsyncLocalStorage alone, in the same runs (fresh processes,
 // rotating order): customlabels with the switch it settles on
-// (lib/switcher.js 'frame-before' on Node.js 24+) and with the one before
+// (lib/core/switcher.js 'frame-before' on Node.js 24+) and with the one before
 // (CUSTOMLABELS_SWITCH=resource-init), each next to its floor: the empty
 // hooks of its kinds (bench/modes.js floor, floor-init). Ratios are medians
 // of the per-run ratios to `als`. Run on request (--only hooks).

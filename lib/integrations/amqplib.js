@@ -37,8 +37,8 @@
 const { AsyncResource } = require('node:async_hooks');
 const path = require('node:path');
 const { withLabels, currentLabels } = require('../index');
-const errors = require('../errors');
-const { warnOnce } = require('../warnings');
+const errors = require('../core/errors');
+const { warnOnce } = require('../core/warnings');
 const { addLimited, mergeCarried, parseCarried, TRACE_IDS } = require('./carried');
 const { PARCA, cutValue } = require('./reader-limits');
 

@@ -70,8 +70,8 @@
 // (bench/bullmq.js, and the integrations suite of bench/run.js).
 
 const { withLabels, currentLabels } = require('../index');
-const errors = require('../errors');
-const { warnOnce } = require('../warnings');
+const errors = require('../core/errors');
+const { warnOnce } = require('../core/warnings');
 const { LABELS_KEY, withTaskLabels, isPlainObject } = require('./worker');
 const { PARCA, cutValue: cut } = require('./reader-limits');
 const { addLimited, toObject, TRACE_IDS } = require('./carried');

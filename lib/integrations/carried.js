@@ -6,8 +6,8 @@
 // them is kept within what the readers keep (lib/integrations/
 // reader-limits.js), and bad label data is left out, never an error.
 
-const errors = require('../errors');
-const { readLabels } = require('../labels');
+const errors = require('../core/errors');
+const { readLabels } = require('../core/labels');
 const { PARCA, cutValue: cut, keyFits } = require('./reader-limits');
 
 const { MAX_LABELS, MAX_KEY_BYTES } = PARCA;

@@ -24,7 +24,7 @@
 const pkg = require('../../package.json');
 const { withLabels } = require('../index');
 const { requestLabels, runLabelled, UNMATCHED } = require('./request-labels');
-const { warnOnce } = require('../warnings');
+const { warnOnce } = require('../core/warnings');
 
 const kPatched = Symbol.for('customlabels.hapi.patched');
 const kRouteLabels = Symbol('customlabels.hapi.routeLabels');

@@ -18,7 +18,7 @@
 // verb route is a route (an app.all('/files/*') route shows UNMATCHED).
 
 const { requestLabels, runLabelled } = require('./request-labels');
-const { warnOnce } = require('../warnings');
+const { warnOnce } = require('../core/warnings');
 
 function isMiddleware(route) {
   return route.method === 'ALL' && typeof route.path === 'string' && route.path.endsWith('*');

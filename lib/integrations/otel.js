@@ -31,7 +31,7 @@
 // An attribute set after the span was activated (the route, once routing
 // ran) reaches every continuation of that span from its next switch on
 // (with hooks; hook-free readers at once): the span's set is rewritten in
-// place (lib/api.js retraceSet), so continuations made before the change
+// place (lib/core/api.js retraceSet), so continuations made before the change
 // publish the new labels too. Scopes opened inside the span before the
 // change (withLabels) keep what they were opened with; other spans' sets
 // are never touched. The SDK's Span#setAttribute and #setAttributes are
@@ -42,15 +42,15 @@
 // @opentelemetry/* packages are peer dependencies: nothing here requires
 // them until a context manager is created without options.contextManager.
 
-const api = require('../index');
-const { kInternal } = require('../api');
-const errors = require('../errors');
-const { warnOnce } = require('../warnings');
-const { readLabels } = require('../labels');
+const { traceScopes } = require('../core');
+const { TraceContext } = require('../core/trace-context');
+const errors = require('../core/errors');
+const { warnOnce } = require('../core/warnings');
+const { readLabels } = require('../core/labels');
 
 const { cutValue } = require('./reader-limits');
 
-const { withTraceContext, enterTraceContext, retraceSet, setResource, TraceContext } = api[kInternal];
+const { withTraceContext, enterTraceContext, retraceSet, forgetTraceSet, setResource } = traceScopes;
 
 // [attribute, label] in order of precedence; a label is given by the first
 // attribute present.
@@ -463,8 +463,7 @@ class CustomLabelsContextManager {
     // spanLabels activating the span) had the ids alone: forget it.
     scope.extra = extra;
     scope.labels = CustomLabelsContextManager._labelsOf(scope);
-    scope.trace.lastParent = undefined;
-    scope.trace.lastSet = undefined;
+    forgetTraceSet(scope.trace);
   }
 
   // The span id of the first span of this trace in this process: the span

@@ -13,8 +13,8 @@
 
 const { types } = require('node:util');
 const { withLabels } = require('../index');
-const errors = require('../errors');
-const { warnOnce } = require('../warnings');
+const errors = require('../core/errors');
+const { warnOnce } = require('../core/warnings');
 const { cutValue } = require('./reader-limits');
 
 const UNMATCHED = '(unmatched)';

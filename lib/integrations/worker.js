@@ -18,9 +18,9 @@
 // a sender set the same key).
 
 const { withLabels, currentLabels } = require('../index');
-const errors = require('../errors');
-const { readLabels } = require('../labels');
-const { warnOnce } = require('../warnings');
+const errors = require('../core/errors');
+const { readLabels } = require('../core/labels');
+const { warnOnce } = require('../core/warnings');
 
 const LABELS_KEY = '__customlabels';
 

@@ -15,7 +15,7 @@
 //                              span attributes to labels, over the default
 //                              mapping (customlabels/otel): my.attr=label,
 //                              -rpc.method (off), or none
-//   CUSTOMLABELS_HOOKS         0 for the hook-free mode (lib/api.js reads it)
+//   CUSTOMLABELS_HOOKS         0 for the hook-free mode (lib/core/api.js reads it)
 //
 // Every label stays within what the readers keep (lib/integrations/
 // reader-limits.js). Bad configuration never stops the app: what is valid

@@ -1,8 +1,5 @@
 #include "addon.h"
 
-#include <fcntl.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
@@ -17,6 +14,9 @@
 #include "../core/scratch_build.h"
 #include "../core/scratch_protocol.h"
 #include "../core/tls_descriptor.h"
+#include "js_values.h"
+#include "own_memory.h"
+#include "testing.h"
 
 namespace customlabels::binding {
 
@@ -47,17 +47,6 @@ uint32_t Uint32Arg(napi_env env, napi_value v) {
 }  // namespace
 
 Addon::Addon(Napi::Env env, Napi::Object exports) {
-  // Functions for tests and diagnostics only, apart from what lib/ uses.
-  Napi::Object testing = Napi::Object::New(env);
-  DefineProperties(testing, {
-                                InstanceMethod("currentSetAddress", &Addon::CurrentSetAddress),
-                                InstanceMethod("tlsInfo", &Addon::TlsInfo),
-                                InstanceMethod("peekWord", &Addon::PeekWord),
-                                InstanceMethod("currentRecord", &Addon::CurrentRecord),
-                                InstanceMethod("nodeDiscovery", &Addon::NodeDiscovery),
-                                InstanceMethod("labelsAtAddress", &Addon::LabelsAtAddress),
-                                InstanceMethod("recordOfSet", &Addon::RecordOfSet),
-                            });
   DefineAddon(exports, {
                            InstanceMethod("build", &Addon::Build),
                            InstanceMethod("nativeBuilder", &Addon::NativeBuilder),
@@ -78,7 +67,8 @@ Addon::Addon(Napi::Env env, Napi::Object exports) {
                            InstanceMethod("setHooksDefault", &Addon::SetHooksDefault),
                            InstanceValue("protocolVersion",
                                          Napi::Number::New(env, core::scratch::kProtocolVersion)),
-                           InstanceValue("testing", testing),
+                           // Functions for tests and diagnostics only (testing.h).
+                           InstanceValue("testing", TestingExports(env)),
                        });
   // Runs on this environment's thread before V8 frees the ArrayBuffers that
   // hold its label sets (worker exit or termination included), so no reader
@@ -130,7 +120,7 @@ Napi::Value Addon::SetCurrent(const Napi::CallbackInfo& info) {
   const custom_labels_labelset_t* set =
       core::SetAt(BufferArg(env, info[0], "label set"), Uint32Arg(env, info[1]), &valid);
   if (!valid) throw Napi::TypeError::New(env, "not a customlabels label set");
-  // Back to back, as lib/publisher.js stores them.
+  // Back to back, as lib/core/publisher.js stores them.
   core::PublishCurrent(set);
   core::PublishThreadContext(set == nullptr ? nullptr : core::LabelSetLayout::RecordOf(set));
   return info.Env().Undefined();
@@ -228,58 +218,6 @@ Napi::Value Addon::ProcessContextStatus(const Napi::CallbackInfo& info) {
 
 namespace {
 
-// A copy of `record` as a reader reads it (header and attributes), or null.
-Napi::Value RecordBuffer(Napi::Env env, const otel_thread_ctx_record_t* record) {
-  if (record == nullptr) return env.Null();
-  return Napi::Buffer<uint8_t>::Copy(
-      env, reinterpret_cast<const uint8_t*>(record),
-      core::ThreadContextLimits::kHeaderBytes + record->attrs_data_size);
-}
-
-}  // namespace
-
-Napi::Value Addon::CurrentRecord(const Napi::CallbackInfo& info) {
-  return RecordBuffer(info.Env(), core::LoadThreadContext());
-}
-
-namespace {
-
-Napi::Object LabelsObject(Napi::Env env, const custom_labels_labelset_t* set) {
-  Napi::Object out = Napi::Object::New(env);
-  for (const auto& [key, value] : core::ReadLabelSet(set)) {
-    // Define rather than assign, so "__proto__" is an ordinary key.
-    napi_property_descriptor d{};
-    d.name = Napi::String::New(env, key.data(), key.size());
-    d.value = Napi::String::New(env, value.data(), value.size());
-    d.attributes =
-        static_cast<napi_property_attributes>(napi_writable | napi_enumerable | napi_configurable);
-    NAPI_THROW_IF_FAILED(env, napi_define_properties(env, out, 1, &d), Napi::Object());
-  }
-  return out;
-}
-
-// Reads the 8 bytes at `address` of this process through a pipe: write(2)
-// copies from the address or fails with EFAULT, never faults, and (unlike
-// process_vm_readv) also works under qemu-user, whose guest addresses are
-// not the host's.
-bool ReadOwnWord(uint64_t address, uint64_t* out) {
-  int fds[2];
-  if (pipe2(fds, O_CLOEXEC) != 0) return false;
-  const bool ok = write(fds[1], reinterpret_cast<const void*>(static_cast<uintptr_t>(address)),
-                        sizeof(*out)) == static_cast<ssize_t>(sizeof(*out)) &&
-                  read(fds[0], out, sizeof(*out)) == static_cast<ssize_t>(sizeof(*out));
-  close(fds[0]);
-  close(fds[1]);
-  return ok;
-}
-
-class OwnMemory final : public core::WordSource {
- public:
-  bool ReadWord(uint64_t address, uint64_t* out) const override {
-    return ReadOwnWord(address, out);
-  }
-};
-
 uint64_t BigIntProperty(Napi::Object o, const char* name) {
   const Napi::Value v = o.Get(name);
   if (!v.IsBigInt()) {
@@ -333,40 +271,6 @@ Napi::Value Addon::LabelsOf(const Napi::CallbackInfo& info) {
   return LabelsObject(env, set);
 }
 
-namespace {
-
-// The set at the bigint address `v`: only what this addon wrote (a set that
-// carries its own address and the token, the layout's own check), never an
-// arbitrary address.
-const custom_labels_labelset_t* OwnSetAt(Napi::Value v) {
-  bool lossless = false;
-  const uint64_t address = v.IsBigInt() ? v.As<Napi::BigInt>().Uint64Value(&lossless) : 0;
-  uint64_t self = 0, token = 0;
-  if (!lossless || address == 0 ||
-      !ReadOwnWord(address + core::LabelSetLayout::kSelfOffset, &self) ||
-      !ReadOwnWord(address + core::LabelSetLayout::kTokenOffset, &token) || self != address ||
-      token != core::LabelSetLayout::kToken) {
-    throw Napi::TypeError::New(v.Env(), "no customlabels label set at that address");
-  }
-  return reinterpret_cast<const custom_labels_labelset_t*>(static_cast<uintptr_t>(address));
-}
-
-}  // namespace
-
-Napi::Value Addon::LabelsAtAddress(const Napi::CallbackInfo& info) {
-  return LabelsObject(info.Env(), OwnSetAt(info[0]));
-}
-
-Napi::Value Addon::RecordOfSet(const Napi::CallbackInfo& info) {
-  const custom_labels_labelset_t* set = OwnSetAt(info[0]);
-  Napi::Object out = Napi::Object::New(info.Env());
-  const otel_thread_ctx_record_t* record = core::LabelSetLayout::RecordOf(set);
-  out.Set("address", Napi::BigInt::New(info.Env(),
-                                       static_cast<uint64_t>(reinterpret_cast<uintptr_t>(record))));
-  out.Set("bytes", RecordBuffer(info.Env(), record));
-  return out;
-}
-
 Napi::Value Addon::PublishNodeContext(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   core::NodeDiscovery d = DiscoveryArg(info[0]);
@@ -417,56 +321,6 @@ Napi::Value Addon::HooksDefault(const Napi::CallbackInfo& info) {
 Napi::Value Addon::SetHooksDefault(const Napi::CallbackInfo& info) {
   core::SetHooksDefault(info[0].ToBoolean().Value());
   return info.Env().Undefined();
-}
-
-Napi::Value Addon::NodeDiscovery(const Napi::CallbackInfo& info) {
-  Napi::Env env = info.Env();
-  const core::NodeDiscovery d = core::LoadNodeDiscovery();
-  Napi::Object out = Napi::Object::New(env);
-  out.Set("cpedSlot", Napi::BigInt::New(env, d.cped_slot));
-  out.Set("alsHandle", Napi::BigInt::New(env, d.als_handle));
-  out.Set("alsIdentityHash", Napi::Number::New(env, d.als_identity_hash));
-  out.Set("recordSlotOffset", Napi::Number::New(env, d.record_slot_offset));
-  out.Set("undefinedValue", Napi::BigInt::New(env, d.undefined_value));
-  return out;
-}
-
-Napi::Value Addon::CurrentSetAddress(const Napi::CallbackInfo& info) {
-  return Napi::BigInt::New(info.Env(),
-                           static_cast<uint64_t>(reinterpret_cast<uintptr_t>(core::LoadCurrent())));
-}
-
-Napi::Value Addon::TlsInfo(const Napi::CallbackInfo& info) {
-  Napi::Env env = info.Env();
-  const std::string name =
-      info.Length() > 0 && info[0].IsString() ? info[0].As<Napi::String>().Utf8Value() : "";
-  core::TlsSymbol which = core::TlsSymbol::kCurrentSet;
-  if (name == "otel_thread_ctx_v1") which = core::TlsSymbol::kThreadContext;
-  if (name == "otel_thread_ctx_nodejs_v1") which = core::TlsSymbol::kNodeDiscovery;
-  if (name == "custom_labels_als_handle") which = core::TlsSymbol::kAlsHandle;
-  if (name == "custom_labels_als_identity_hash") which = core::TlsSymbol::kAlsIdentityHash;
-  const core::TlsDescriptorInfo t = core::InspectTlsDescriptor(which);
-  auto big = [&env](uintptr_t v) { return Napi::BigInt::New(env, static_cast<uint64_t>(v)); };
-  Napi::Object out = Napi::Object::New(env);
-  out.Set("found", t.found);
-  out.Set("staticTls", t.static_tls);
-  out.Set("modulePath", t.module_path);
-  out.Set("moduleBase", big(t.module_base));
-  out.Set("descriptorAddress", big(t.descriptor_address));
-  out.Set("resolver", big(t.resolver));
-  out.Set("argument", big(t.argument));
-  out.Set("threadPointer", big(t.thread_pointer));
-  out.Set("variableAddress", big(t.variable_address));
-  return out;
-}
-
-Napi::Value Addon::PeekWord(const Napi::CallbackInfo& info) {
-  bool lossless = false;
-  const uint64_t address = info[0].As<Napi::BigInt>().Uint64Value(&lossless);
-  if (!lossless) return info.Env().Null();
-  uint64_t word = 0;
-  if (!ReadOwnWord(address, &word)) return info.Env().Null();
-  return Napi::BigInt::New(info.Env(), word);
 }
 
 }  // namespace customlabels::binding

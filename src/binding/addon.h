@@ -21,7 +21,7 @@ class Addon final : public Napi::Addon<Addon> {
  private:
   // build(parentSlab: ArrayBuffer | null, parentOffset, scratch, n,
   //       slab: ArrayBuffer, offset): core::BuildFromScratch. The scratch
-  //   layout and results are defined in lib/protocol.js, mirrored in
+  //   layout and results are defined in lib/core/protocol.js, mirrored in
   //   src/core/scratch_protocol.h.
   Napi::Value Build(const Napi::CallbackInfo& info);
   // nativeBuilder() -> bigint: the address of the same builder as a table of
@@ -69,29 +69,6 @@ class Addon final : public Napi::Addon<Addon> {
   Napi::Value ClearWhenIdle(const Napi::CallbackInfo& info);
   // useNodeSchema(layout): the process context says nodejs_v1_dev.
   Napi::Value UseNodeSchema(const Napi::CallbackInfo& info);
-  // Test-only, on the `testing` export:
-  // currentSetAddress() -> bigint, 0n when NULL.
-  Napi::Value CurrentSetAddress(const Napi::CallbackInfo& info);
-  // tlsInfo(symbol = 'custom_labels_current_set' | 'otel_thread_ctx_v1') ->
-  //   what a static-TLS reader would compute for it on this thread.
-  Napi::Value TlsInfo(const Napi::CallbackInfo& info);
-  // peekWord(address: bigint) -> bigint | null: reads 8 bytes of this
-  //   process (null if unreadable) without faulting. For tests that look at
-  //   raw ABI words and at another thread's slot as an external reader does.
-  Napi::Value PeekWord(const Napi::CallbackInfo& info);
-  // labelsAtAddress(address: bigint) -> {key: value} of the set a reader
-  //   found at `address` (a set this addon wrote and keeps alive).
-  Napi::Value LabelsAtAddress(const Napi::CallbackInfo& info);
-  // recordOfSet(address: bigint) -> {address: bigint, bytes: Buffer | null}:
-  //   the thread context record that set carries (0n and null: none).
-  Napi::Value RecordOfSet(const Napi::CallbackInfo& info);
-  // nodeDiscovery() -> what this thread publishes in
-  //   otel_thread_ctx_nodejs_v1 (bigints and numbers).
-  Napi::Value NodeDiscovery(const Napi::CallbackInfo& info);
-  // currentRecord() -> Buffer: a copy of this thread's thread context record
-  //   (header and attributes), or null.
-  Napi::Value CurrentRecord(const Napi::CallbackInfo& info);
-
   static void ClearCurrent(void* arg);
   static void ClearNode(void* arg);
 

@@ -25,7 +25,7 @@ IdleClear* IdleClear::Start(napi_env env) {
 }
 
 void IdleClear::OnPrepare(uv_prepare_t*) {
-  // Back to back, as lib/publisher.js stores them.
+  // Back to back, as lib/core/publisher.js stores them.
   core::PublishCurrent(nullptr);
   core::PublishThreadContext(nullptr);
 }

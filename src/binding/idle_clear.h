@@ -1,7 +1,7 @@
 // Clears the thread's published pointers (custom_labels_current_set and
 // otel_thread_ctx_v1) each time its event loop is about to wait for I/O: a
 // libuv prepare handle on the environment's loop, unreferenced (it never
-// keeps the loop alive). With the 'frame-before' switch (lib/switcher.js),
+// keeps the loop alive). With the 'frame-before' switch (lib/core/switcher.js),
 // promise reactions install their labels without restoring them after;
 // this is what makes a thread idle in its event loop show none. One per
 // environment (main thread, each worker), closed by an async cleanup hook

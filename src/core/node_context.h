@@ -55,7 +55,7 @@ static_assert(offsetof(otel_thread_ctx_nodejs_v1_t, record_slot_offset) == 20);
 static_assert(offsetof(otel_thread_ctx_nodejs_v1_t, undefined_addr) == 24);
 
 // The layout the walk relies on, as found in the running V8 (src/v8 derives
-// it from V8's headers, lib/node-context.js checks it by walking a known
+// it from V8's headers, lib/core/node-context.js checks it by walking a known
 // frame before anything is published).
 struct NodeLayout final {
   uint32_t tagged_size = 0;
@@ -89,7 +89,7 @@ void ClearNodeDiscovery() noexcept;
 NodeDiscovery LoadNodeDiscovery() noexcept;
 
 // The process-wide choice of hooks for threads that make none of their own
-// (lib/api.js configure() on the main thread): -1 none, 0 off, 1 on.
+// (lib/core/api.js configure() on the main thread): -1 none, 0 off, 1 on.
 void SetHooksDefault(bool on) noexcept;
 int HooksDefault() noexcept;
 

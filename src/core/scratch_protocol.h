@@ -1,5 +1,5 @@
 // The scratch protocol between lib/ and the native build() call. Defined in
-// lib/protocol.js and mirrored here; test/js/protocol.test.js checks that the
+// lib/core/protocol.js and mirrored here; test/js/protocol.test.js checks that the
 // two agree, and the static_asserts below that the layout is consistent.
 //
 //   scratch[0..8)    out: the new set's address, a uint64 (0: no labels left)
@@ -32,10 +32,11 @@
 namespace customlabels::core::scratch {
 
 // The version of everything lib/ and the addon agree on: this layout, the
-// binding's functions and the API object copies of the package share (see
-// lib/binding.js). Bumped on any incompatible change; copies of the package
+// binding's functions and the instance copies of the package share on it
+// (lib/core/instance.js; 4: the instance, not the API object, and no
+// internals on the API; see lib/core/binding.js). Bumped on any incompatible change; copies of the package
 // with different versions never share an addon.
-constexpr uint32_t kProtocolVersion = 3;
+constexpr uint32_t kProtocolVersion = 4;
 
 constexpr size_t kAddressOffset = 0;
 constexpr size_t kNextOffsetOffset = 8;

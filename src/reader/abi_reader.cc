@@ -26,11 +26,6 @@ bool Fail(Failure* f, int exit, std::string message) {
 
 }  // namespace
 
-bool IsAddonFileName(const std::string& path) {
-  static const std::regex re(kAddonNamePattern);
-  return std::regex_search(path, re);
-}
-
 std::optional<AbiTarget> LocateAbi(pid_t pid, Failure* failure) {
   AbiTarget t;
   t.pid = pid;

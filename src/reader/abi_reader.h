@@ -13,6 +13,7 @@
 #include <optional>
 #include <string>
 
+#include "abi_names.h"
 #include "elf_file.h"
 #include "held_memory.h"
 #include "label_set_decoder.h"
@@ -50,8 +51,6 @@ struct TlsVariable {
   uint64_t dyn_module = 0, dyn_offset = 0;  // dynamic TLS only
 };
 
-constexpr const char* kCurrentSetSymbol = "custom_labels_current_set";
-constexpr const char* kOtelSymbol = "otel_thread_ctx_v1";
 
 struct AbiTarget {
   pid_t pid = 0;
@@ -73,9 +72,6 @@ struct AbiTarget {
   std::string node_error;
 };
 
-// The readers find the ABI's module by its file name (the spec's pattern).
-constexpr const char* kAddonNamePattern = R"(libcustomlabels.*\.so$|customlabels\.node$)";
-bool IsAddonFileName(const std::string& path);
 
 // Locates and validates the ABI in `pid`; nullopt with `failure` otherwise.
 std::optional<AbiTarget> LocateAbi(pid_t pid, Failure* failure);

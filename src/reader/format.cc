@@ -116,26 +116,6 @@ std::string Hex(uint64_t value) {
   return buf;
 }
 
-std::string JsonLabels(const std::vector<Label>* labels) {
-  if (labels == nullptr) return "null";
-  std::string out = "{";
-  for (size_t i = 0; i < labels->size(); ++i) {
-    if (i != 0) out += ",";
-    out += JsonString((*labels)[i].key) + ":" + JsonString((*labels)[i].value);
-  }
-  return out + "}";
-}
-
-std::string TextLabels(const std::vector<Label>* labels) {
-  if (labels == nullptr || labels->empty()) return "(none)";
-  std::string out;
-  for (const Label& l : *labels) {
-    if (!out.empty()) out += " ";
-    out += TextString(l.key) + "=" + TextString(l.value);
-  }
-  return out;
-}
-
 std::string JsonStrings(const std::vector<std::string>& items, uint64_t more) {
   std::string out = "[";
   for (size_t i = 0; i < items.size(); ++i) out += (i ? "," : "") + JsonString(items[i]);

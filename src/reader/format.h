@@ -1,12 +1,11 @@
-// Output encodings for label bytes.
+// Output encodings for label bytes (strings only: label_views.h formats
+// whole label sets).
 #ifndef CUSTOMLABELS_READER_FORMAT_H_
 #define CUSTOMLABELS_READER_FORMAT_H_
 
 #include <cstdint>
 #include <string>
 #include <vector>
-
-#include "label_views.h"
 
 namespace customlabels::reader {
 
@@ -22,10 +21,6 @@ std::string TextString(const std::string& bytes);
 bool IsValidUtf8(const std::string& bytes);
 // "0x1f" (lowercase hex).
 std::string Hex(uint64_t value);
-// {"k":"v",...} or null
-std::string JsonLabels(const std::vector<Label>* labels);
-// k=v k=v, or "(none)"
-std::string TextLabels(const std::vector<Label>* labels);
 
 }  // namespace customlabels::reader
 

@@ -5,6 +5,8 @@
 #include <string_view>
 #include <utility>
 
+#include "format.h"
+
 namespace customlabels::reader {
 
 namespace {
@@ -81,6 +83,26 @@ Truncation TruncationOf(const DecodedSet& set) {
     }
   }
   return t;
+}
+
+std::string JsonLabels(const std::vector<Label>* labels) {
+  if (labels == nullptr) return "null";
+  std::string out = "{";
+  for (size_t i = 0; i < labels->size(); ++i) {
+    if (i != 0) out += ",";
+    out += JsonString((*labels)[i].key) + ":" + JsonString((*labels)[i].value);
+  }
+  return out + "}";
+}
+
+std::string TextLabels(const std::vector<Label>* labels) {
+  if (labels == nullptr || labels->empty()) return "(none)";
+  std::string out;
+  for (const Label& l : *labels) {
+    if (!out.empty()) out += " ";
+    out += TextString(l.key) + "=" + TextString(l.value);
+  }
+  return out;
 }
 
 }  // namespace customlabels::reader

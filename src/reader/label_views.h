@@ -30,6 +30,11 @@ std::vector<Label> ProfileView(const DecodedSet& set, const ReaderProfile& profi
 // nothing), e.g. `value of "k0" is cut to 53 bytes (60)`.
 std::vector<std::string> ProfileNotes(const DecodedSet& set, const ReaderProfile& profile);
 
+// {"k":"v",...}, or null for no set.
+std::string JsonLabels(const std::vector<Label>* labels);
+// k=v k=v, or "(none)".
+std::string TextLabels(const std::vector<Label>* labels);
+
 // What the reader's own limits cut from a set, precisely: how many labels of
 // `count` were read, and each key or value kept shorter than published.
 struct Truncation {

@@ -5,7 +5,7 @@
 #include <cstring>
 #include <regex>
 
-#include "abi_reader.h"
+#include "abi_names.h"
 #include "process.h"
 #include "reader_lookups.h"
 

@@ -1,11 +1,11 @@
 // The one unit that uses V8's own C++ API (built per Node.js ABI into
-// customlabels-v8-abi<N>.node, loaded only by lib/node-context.js). It answers
+// customlabels-v8-abi<N>.node, loaded only by lib/core/node-context.js). It answers
 // what Node-API cannot: where the isolate keeps ContinuationPreservedEmbedderData,
 // the address of a global handle holding our AsyncLocalStorage and its
 // identity hash, the tagged `undefined`, and where a wrapper object keeps its
 // internal fields; and it makes the label set objects themselves (shapeSets,
 // makeSet), built by the addon's own builder (useBuilder). Everything it
-// reports is checked by lib/node-context.js, which walks a known frame the
+// reports is checked by lib/core/node-context.js, which walks a known frame the
 // way readers do before anything is published.
 //
 // Exports:
@@ -28,7 +28,7 @@
 //                taggedSize, jsMapTableOffset, orderedHashMapHeaderSize,
 //                labelSetSlotOffset, recordSlotOffset}
 //   makeSet(parentSlab, parentOffset, scratch, n, slab, slabOffset)
-//                                   the addon's build() (lib/protocol.js) and,
+//                                   the addon's build() (lib/core/protocol.js) and,
 //                                   if it wrote a set, a new LabelSet whose
 //                                   internal fields 0 and 1 hold the set's
 //                                   address and its record's; undefined if it
@@ -268,7 +268,7 @@ void Pin(const FunctionCallbackInfo<Value>& args) {
   env->als.Reset(isolate, als);
   if (!env->release_hook) {
     // Registered after the addon's own hooks and before the one that clears
-    // the discovery struct (lib/node-context.js publishes after pinning):
+    // the discovery struct (lib/core/node-context.js publishes after pinning):
     // cleanup hooks run last-in first-out, so the gate closes first.
     node::AddEnvironmentCleanupHook(isolate, Release, env);
     env->release_hook = true;

@@ -1,4 +1,4 @@
-// Encodes updates the way lib/labels.js does (src/core/scratch_protocol.h),
+// Encodes updates the way lib/core/labels.js does (src/core/scratch_protocol.h),
 // for the BuildFromScratch tests and the builder fuzzer.
 #ifndef CUSTOMLABELS_TEST_CPP_SCRATCH_TEST_UTIL_H_
 #define CUSTOMLABELS_TEST_CPP_SCRATCH_TEST_UTIL_H_

@@ -17,7 +17,7 @@ const { tick, sleep } = require('./helpers');
 const A = Object.freeze({ scope: 'A' });
 const B = Object.freeze({ scope: 'B' });
 
-// The switch settles (lib/switcher.js probes every kind of callback after
+// The switch settles (lib/core/switcher.js probes every kind of callback after
 // the first scope) before the first test, so that every test here runs
 // under the switch this process keeps; 'the switch' at the end checks which.
 beforeAll(async () => {
@@ -391,7 +391,7 @@ describe('events and async resources', () => {
   });
 });
 
-// Which switch keeps the slot current (lib/switcher.js): on AsyncContextFrame
+// Which switch keeps the slot current (lib/core/switcher.js): on AsyncContextFrame
 // lines, once its probes pass, 'frame-before' (no init hook, no promise
 // `after`, the slot cleared when the loop waits); CUSTOMLABELS_SWITCH=
 // resource-init keeps the switch it replaces, which CI runs these suites

@@ -23,7 +23,7 @@ function installCopy(name, { protocol } = {}) {
   fs.cpSync(path.join(root, 'package.json'), path.join(dir, 'package.json'));
   fs.cpSync(addonPath, path.join(dir, 'build', 'Release', 'customlabels.node'));
   if (protocol !== undefined) {
-    const file = path.join(dir, 'lib', 'protocol.js');
+    const file = path.join(dir, 'lib', 'core', 'protocol.js');
     const src = fs.readFileSync(file, 'utf8').replace(/const PROTOCOL_VERSION = \d+;/, `const PROTOCOL_VERSION = ${protocol};`);
     fs.writeFileSync(file, src);
   }
@@ -108,7 +108,7 @@ test('a copy that speaks another protocol warns, runs without labels and maps no
   expect(out.ran).toBe('ran');
   expect(out.error).toBe('ERR_CUSTOMLABELS_INVALID_VALUE');
   expect(out.supported).toBe(false);
-  expect(out.reason).toBe(`another copy of customlabels holds the label slot of this process: ${first} (protocol ${require('../../lib/protocol').PROTOCOL_VERSION}; this copy speaks 99)`);
+  expect(out.reason).toBe(`another copy of customlabels holds the label slot of this process: ${first} (protocol ${require('../../lib/core/protocol').PROTOCOL_VERSION}; this copy speaks 99)`);
   expect(out.strategy).toMatchObject({ strategy: 'none', hooks: false, publish: 'none', addon: null, threadContext: 'off', nodeContext: 'unavailable' });
   expect(out.mapped).toEqual([first]);
   expect(stderr).toMatch(/CUSTOMLABELS_NO_SLOT.*customlabels runs without labels here/);

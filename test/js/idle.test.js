@@ -36,7 +36,7 @@ function script(where) {
     const fs = require('node:fs');
     const tid = () => Number(fs.readlinkSync('/proc/thread-self').split('/').pop());
     withLabels({ warm: 'up' }, () => {});
-    // The switch settles asynchronously (lib/switcher.js probeCallbacks).
+    // The switch settles asynchronously (lib/core/switcher.js probeCallbacks).
     setTimeout(() => {
       withLabels({ request: 'r1' }, async () => {
         await null;

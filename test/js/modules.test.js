@@ -1,13 +1,13 @@
 'use strict';
 
-// The modules createApi composes, each on its own (no AsyncLocalStorage,
+// The modules lib/core/thread.js composes, each on its own (no AsyncLocalStorage,
 // and the slab writer against the real addon).
 
-const { InternTable, MAX_SETS, WINDOW, PAUSE } = require('../../lib/intern');
-const { FrozenCache } = require('../../lib/frozen-cache');
-const { SlabWriter, SLAB } = require('../../lib/slab');
-const { readLabels, LabelReader, Updates } = require('../../lib/labels');
-const { LabelSet } = require('../../lib/label-set');
+const { InternTable, MAX_SETS, WINDOW, PAUSE } = require('../../lib/core/intern');
+const { FrozenCache } = require('../../lib/core/frozen-cache');
+const { SlabWriter, SLAB } = require('../../lib/core/slab');
+const { readLabels, LabelReader, Updates } = require('../../lib/core/labels');
+const { LabelSet } = require('../../lib/core/label-set');
 const { addonPath } = require('./helpers');
 
 const updatesOf = (labels) => readLabels(labels, new Updates());

@@ -1,6 +1,6 @@
 'use strict';
 
-// The hook-free Node.js contract (src/core/node_context.h, lib/node-context.js)
+// The hook-free Node.js contract (src/core/node_context.h, lib/core/node-context.js)
 // on the Node.js running Jest: published where AsyncLocalStorage runs on
 // AsyncContextFrame (24+, 22 with --experimental-async-context-frame), with
 // the walk readers do finding each continuation's set; elsewhere not
@@ -221,12 +221,12 @@ describe('hooks off', () => {
   // all, which must end the same way.)
   test('an addon lending no builder the V8 unit speaks keeps hooks on and labels working through the TLS pointer', async () => {
     const r = await runNode(
-      `const { createApi } = require('./lib/api');
+      `const { createInstance } = require('./lib/core/instance');
       const binding = require('./build/Release/customlabels.node');
       // The addon's own methods, but a table address the unit must refuse
       // (inside the table, so readable: its first word is not the magic).
       const skewed = Object.create(binding, { nativeBuilder: { value: () => binding.nativeBuilder() + 8n } });
-      const cl = createApi(skewed, { addon: 'skewed' });
+      const cl = createInstance(skewed, { addon: 'skewed' }).api;
       const inside = cl.withLabels({ a: '1' }, () => ({ current: binding.currentLabels(), api: cl.currentLabels() }));
       console.log(JSON.stringify({ inside, after: binding.currentLabels(), strategy: cl.strategy() }));`,
       { env: { CUSTOMLABELS_HOOKS: '0' }, args: acfByDefault || !acfWithFlag ? [] : ['--experimental-async-context-frame'] },
@@ -256,7 +256,7 @@ describe('hooks off', () => {
 describe('the V8 unit', () => {
   // The unit for this Node.js ABI: built for Node 22+ (scripts/build-v8.js),
   // none below.
-  const { loadV8Unit } = require('../../lib/v8-unit');
+  const { loadV8Unit } = require('../../lib/core/v8-unit');
   const loaded = loadV8Unit();
   if (!acfWithFlag) {
     test('none loads below Node.js 22, and the reason says why', () => {
@@ -267,13 +267,13 @@ describe('the V8 unit', () => {
   test('it makes label sets only with the addon\'s builder, only as sets it has just written, and refuses anything else with a TypeError or RangeError', () => {
     expect(loaded.reason).toBeNull();
     // A fresh load: an environment of its own, nothing borrowed or shaped yet.
-    const { loadV8Unit: load } = require('../../lib/v8-unit');
+    const { loadV8Unit: load } = require('../../lib/core/v8-unit');
     const { unit } = load();
     const binding = require('../../build/Release/customlabels.node');
-    const { Encoder } = require('../../lib/encoder');
-    const { readLabels } = require('../../lib/labels');
-    const { FIELDS } = require('../../lib/label-set');
-    const { DID_NOT_FIT } = require('../../lib/protocol');
+    const { Encoder } = require('../../lib/core/encoder');
+    const { readLabels } = require('../../lib/core/labels');
+    const { FIELDS } = require('../../lib/core/label-set');
+    const { DID_NOT_FIT } = require('../../lib/core/protocol');
     const encoder = new Encoder(undefined, false);
     const n = encoder.encode(readLabels({ a: '1', b: '2' }));
     const slab = new ArrayBuffer(4096);
@@ -299,7 +299,7 @@ describe('the V8 unit', () => {
     expect(FIELDS.every((f) => made[f] === undefined)).toBe(true);
     // lib/ fills exactly the declared fields, so every set keeps one shape,
     // and a plain set (TLS-only threads) has the same ones.
-    const { initSet, LabelSet: PlainSet } = require('../../lib/label-set');
+    const { initSet, LabelSet: PlainSet } = require('../../lib/core/label-set');
     expect(Object.keys(initSet(made, slab, 0, undefined, undefined))).toEqual([...FIELDS]);
     expect(Object.keys(new PlainSet(slab, 0, undefined, undefined))).toEqual([...FIELDS]);
     expect(encoder.wroteSet()).toBe(true);

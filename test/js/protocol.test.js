@@ -1,15 +1,15 @@
 'use strict';
 
-// The scratch protocol is defined once per side: lib/protocol.js and
+// The scratch protocol is defined once per side: lib/core/protocol.js and
 // src/core/scratch_protocol.h. This test reads both and requires them to
 // name the same constants with the same values, then drives the native
 // build() with what lib/ never sends.
 
 const fs = require('node:fs');
 const path = require('node:path');
-const protocol = require('../../lib/protocol');
-const { Encoder } = require('../../lib/encoder');
-const { readLabels } = require('../../lib/labels');
+const protocol = require('../../lib/core/protocol');
+const { Encoder } = require('../../lib/core/encoder');
+const { readLabels } = require('../../lib/core/labels');
 const { root, addonPath } = require('./helpers');
 
 // kNextOffsetOffset -> NEXT_OFFSET_OFFSET
@@ -28,7 +28,7 @@ function cppConstants() {
   return out;
 }
 
-test('lib/protocol.js and src/core/scratch_protocol.h define the same constants', () => {
+test('lib/core/protocol.js and src/core/scratch_protocol.h define the same constants', () => {
   const cpp = cppConstants();
   expect(Object.keys(cpp).length).toBeGreaterThanOrEqual(8);
   expect(cpp).toEqual({ ...protocol });
@@ -37,7 +37,7 @@ test('lib/protocol.js and src/core/scratch_protocol.h define the same constants'
 test('each sentinel has one meaning and one name', () => {
   // Three fields, three names (equal values are fine: they never share a field).
   expect(Object.keys(protocol)).toEqual(expect.arrayContaining(['VALUE_REMOVED', 'DID_NOT_FIT', 'NEEDED_SATURATED']));
-  const src = fs.readFileSync(path.join(root, 'lib', 'slab.js'), 'utf8') + fs.readFileSync(path.join(root, 'lib', 'encoder.js'), 'utf8');
+  const src = fs.readFileSync(path.join(root, 'lib', 'core', 'slab.js'), 'utf8') + fs.readFileSync(path.join(root, 'lib', 'core', 'encoder.js'), 'utf8');
   expect(src).not.toMatch(/0xffffffff/i); // every use goes through a name
 });
 

@@ -203,8 +203,8 @@ describe('inspect', () => {
     fs.copyFileSync(addonPath, copy);
     const child = await startBlocked(`
       const fs = require('node:fs');
-      const { createApi } = require(${JSON.stringify(path.join(root, 'lib', 'api.js'))});
-      const { withLabels } = createApi(require(${JSON.stringify(copy)}));
+      const { createInstance } = require(${JSON.stringify(path.join(root, 'lib', 'core', 'instance.js'))});
+      const { withLabels } = createInstance(require(${JSON.stringify(copy)})).api;
       fs.unlinkSync(${JSON.stringify(copy)});
       withLabels({ build: 'old' }, () => { fs.writeSync(1, 'ready\\n'); fs.readSync(0, Buffer.alloc(1), 0, 1, null); });
     `);

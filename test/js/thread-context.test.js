@@ -49,7 +49,7 @@ test('CUSTOMLABELS_THREAD_CONTEXT=0: no records, no process context, labels as b
 });
 
 test('the publisher stores both pointers, through one view of the adjacent slots or through two', () => {
-  const { createPublisher } = require('../../lib/publisher');
+  const { createPublisher } = require('../../lib/core/publisher');
   const setSlot = binding.testing.tlsInfo().variableAddress;
   const recordSlot = slotAddress();
   expect(binding.tlsSlotPair()).not.toBeNull(); // adjacent in this build

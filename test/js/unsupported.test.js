@@ -6,8 +6,8 @@
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { createApi } = require('../../lib/api');
-const { isSupportedPlatform, detectLibc, prebuildTarget } = require('../../lib/platform');
+const { createInstance } = require('../../lib/core/instance');
+const { isSupportedPlatform, detectLibc, prebuildTarget } = require('../../lib/core/platform');
 const { root, runNode } = require('./helpers');
 
 describe('platforms', () => {
@@ -86,7 +86,7 @@ describe('a copy of the package with no binary for this machine', () => {
 });
 
 describe('without the native addon', () => {
-  const api = createApi(null, { reason: 'because' });
+  const { api } = createInstance(null, { reason: 'because' });
 
   test('withLabels just calls fn and returns its result', async () => {
     expect(api.supported).toBe(false);
@@ -105,8 +105,8 @@ describe('without the native addon', () => {
 test('publishing through native calls (no external ArrayBuffer) keeps every guarantee', async () => {
   const { code, stdout, stderr } = await runNode(`
     const binding = require(${JSON.stringify(`${root}/build/Release/customlabels.node`)});
-    const { createApi } = require(${JSON.stringify(`${root}/lib/api.js`)});
-    const api = createApi(Object.create(binding, { tlsSlot: { value: () => null } }));
+    const { createInstance } = require(${JSON.stringify(`${root}/lib/core/instance.js`)});
+    const { api } = createInstance(Object.create(binding, { tlsSlot: { value: () => null } }));
     const { withLabels, currentLabels } = api;
     const seen = [api.strategy().publish];
     withLabels({ a: '1' }, async () => {

@@ -9,7 +9,7 @@
 // that have an apolloPlugin() in their plugins and pass everything else
 // through untouched (lib/integrations/graphql.js says more).
 
-const errors = require('../../errors');
+const errors = require('../../core/errors');
 const { UNKNOWN_OP, operationOfParams, batchOperation, rememberPersisted, persistedHash } = require('./outline');
 const { createLabeller, headersOf, warn } = require('./labeller');
 

@@ -6,8 +6,8 @@
 
 const { withLabels } = require('../../index');
 const { withLabelsOr } = require('../request-labels');
-const errors = require('../../errors');
-const { warnOnce } = require('../../warnings');
+const errors = require('../../core/errors');
+const { warnOnce } = require('../../core/warnings');
 const { MAX_OPERATIONS } = require('./outline');
 
 const OPERATION = 'graphql.operation';

@@ -22,8 +22,8 @@
 
 const path = require('node:path');
 const { createRequire } = require('node:module');
-const { warnOnce } = require('../../warnings');
-const errors = require('../../errors');
+const { warnOnce } = require('../../core/warnings');
+const errors = require('../../core/errors');
 const { PARCA } = require('../reader-limits');
 
 const ANONYMOUS = '(anonymous)';

@@ -330,7 +330,7 @@ describe('processor()', () => {
 
   test('bad label data never fails a job: it runs with what is valid, and one warning', () => {
     const emit = jest.spyOn(process, 'emitWarning').mockImplementation(() => {});
-    globalThis[Symbol.for('customlabels.warned')]?.delete('job-labels'); // lib/warnings.js: warned once per thread
+    globalThis[Symbol.for('customlabels.warned')]?.delete('job-labels'); // lib/core/warnings.js: warned once per thread
     try {
       const p = bull.processor(() => currentLabels());
       expect(p(job({ __customlabels: 42 }))).toEqual({ queue: 'mail', job: 'send' });

@@ -18,21 +18,21 @@ function tooLarge(needed) {
   return err;
 }
 
-// `records`: whether sets get thread context records (OTEP 4947).
+// `records`: whether sets get thread context records (OTEP 4947);
+// `makeSet`: where sets are made by the V8 unit (lib/core/node-context.js),
+// its makeSet(): build() and the set object in one call; null, and sets are
+// built by the addon and are plain LabelSets; `addresses`: whether sets are
+// given their addresses as BigInts when written (the hooks install them in
+// the TLS slots); otherwise a set reads them from its own header when asked,
+// and writing one allocates no BigInt.
 class SlabWriter {
-  constructor(binding, records = false) {
+  constructor(binding, records = false, { makeSet = null, addresses = true } = {}) {
     this.binding = binding;
-    // Where sets are made by the V8 unit (lib/node-context.js), its
-    // makeSet(): build() and the set object in one call; otherwise null,
-    // and sets are built by the addon and are plain LabelSets.
-    this.makeSet = null;
+    this.makeSet = makeSet;
     this.encoder = new Encoder(undefined, records);
     this.slab = new ArrayBuffer(SLAB);
     this.offset = 0;
-    // Whether sets are given their addresses as BigInts when written (the
-    // hooks install them in the TLS slots); otherwise a set reads them from
-    // its own header when asked, and writing one allocates no BigInt.
-    this.addresses = true;
+    this.addresses = addresses;
   }
 
   // build() into `target` at `offset`: the set object if makeSet made one,
@@ -45,7 +45,7 @@ class SlabWriter {
   }
 
   // The set `updates` make over `parent` (a LabelSet or null) with the
-  // trace ids `trace` says (null: the parent's; lib/trace-context.js): a new
+  // trace ids `trace` says (null: the parent's; lib/core/trace-context.js): a new
   // LabelSet, `parent` itself if nothing changes, or null if no labels and
   // no thread context record are left.
   write(parent, updates, trace = null) {
@@ -85,11 +85,6 @@ class SlabWriter {
     const traced = trace === null ? parent !== null && parent.traced : trace.op === TRACE_SET;
     if (made !== undefined) return initSet(made, target, offset, address, record, traced);
     return new LabelSet(target, offset, address, record, traced);
-  }
-
-  // `makeSet`: the V8 unit's (null: the addon's build() and plain sets).
-  useMaker(makeSet) {
-    this.makeSet = makeSet;
   }
 }
 

@@ -5,14 +5,14 @@
 // built per Node.js ABI: a local build (build/v8, scripts/build-v8.js) wins
 // over the prebuilt one (prebuilds/<platform>-<arch>). Node.js itself refuses
 // a file built for another ABI; that, and any other failure to load, only
-// means labels keep going through the TLS pointer (lib/node-context.js).
+// means labels keep going through the TLS pointer (lib/core/node-context.js).
 
 const fs = require('node:fs');
 const path = require('node:path');
 const { prebuildTarget } = require('./platform');
 
-const root = path.join(__dirname, '..');
-// The interface lib/node-context.js speaks (src/v8/frame_access.cc).
+const root = path.join(__dirname, '..', '..');
+// The interface lib/core/node-context.js speaks (src/v8/frame_access.cc).
 const UNIT_VERSION = 4;
 
 const unitFile = (abi = process.versions.modules) => `customlabels-v8-abi${abi}.node`;

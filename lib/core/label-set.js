@@ -10,12 +10,13 @@
 // install sets; elsewhere (undefined) they are read from the set's own
 // header (LabelSetLayout in src/core/label_set_builder.h) when first asked.
 //
-// Where readers walk V8's continuation data (lib/node-context.js), sets are
+// Where readers walk V8's continuation data (lib/core/node-context.js), sets are
 // objects the V8 unit makes in the same call that builds them (makeSet),
 // with the set's address in internal field 0 and its record's in internal
 // field 1: what those readers follow from the store of our
-// AsyncLocalStorage. Their class (shapeSets) declares FIELDS and gets the
-// methods below (adoptSetMethods). Elsewhere they are plain LabelSets.
+// AsyncLocalStorage. Their class (shapeSets) declares FIELDS and inherits
+// from LabelSet (lib/core/node-context.js). Elsewhere they are plain
+// LabelSets.
 
 const { SET_SELF_OFFSET, SET_RECORD_OFFSET } = require('./protocol');
 
@@ -32,17 +33,17 @@ function initSet(set, slab, offset, address, record, traced = false) {
   set.knownAddress = address;
   set.knownRecord = record;
   set.traced = traced;
-  set.children = undefined; // frozen labels object -> LabelSet | null (lib/frozen-cache.js)
-  set.untraced = undefined; // this set without its trace ids (lib/api.js traceSet)
+  set.children = undefined; // frozen labels object -> LabelSet | null (lib/core/frozen-cache.js)
+  set.untraced = undefined; // this set without its trace ids (lib/core/api.js traceSet)
   set.replaced = undefined; // the slab of what it held before retargetSet()
   return set;
 }
 
-// `set` (a span's set, lib/api.js retraceSet) takes `next`'s contents: a new
+// `set` (a span's set, lib/core/api.js retraceSet) takes `next`'s contents: a new
 // id (so no cache keyed by the old one answers for it), no cached children,
 // and the slab it held kept for as long as it lives, so that a reader that
 // has just read the old address finds the old set whole. The V8 unit's
-// retarget() moves the wrapper's internal fields (lib/api.js).
+// retarget() moves the wrapper's internal fields (lib/core/api.js).
 function retargetSet(set, next) {
   const old = set.slab;
   initSet(set, next.slab, next.offset, next.knownAddress, next.knownRecord, next.traced);
@@ -68,11 +69,4 @@ class LabelSet {
   }
 }
 
-// Gives the prototype of the V8 unit's sets LabelSet's methods.
-function adoptSetMethods(prototype) {
-  const methods = Object.getOwnPropertyDescriptors(LabelSet.prototype);
-  delete methods.constructor;
-  Object.defineProperties(prototype, methods);
-}
-
-module.exports = { LabelSet, FIELDS, initSet, retargetSet, adoptSetMethods };
+module.exports = { LabelSet, FIELDS, initSet, retargetSet };

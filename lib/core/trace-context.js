@@ -1,7 +1,7 @@
 'use strict';
 
 // The trace ids a label set carries into its thread context record
-// (OTEP 4947): what lib/encoder.js writes into the scratch header for
+// (OTEP 4947): what lib/core/encoder.js writes into the scratch header for
 // native build(). Sets built by plain withLabels inherit their parent's.
 // The ids stay the hex strings the span context has; the encoder writes
 // them into the scratch as bytes (Buffer#write, 'hex'), so a span costs no
@@ -20,7 +20,7 @@ class TraceContext {
     this.spanId = spanId;
     this.flags = flags;
     // The set last built for these ids and the parent it was built over
-    // (lib/api.js).
+    // (lib/core/api.js).
     this.lastParent = undefined;
     this.lastSet = undefined;
   }

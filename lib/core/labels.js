@@ -2,7 +2,7 @@
 
 // Reads and validates a user's labels argument into Updates (keys and
 // values, nothing encoded yet). Reading may run user getters and Proxy
-// traps, so it is finished before lib/encoder.js writes the shared scratch
+// traps, so it is finished before lib/core/encoder.js writes the shared scratch
 // buffer, and LabelReader keeps a re-entrant withLabels call (from a getter)
 // off the shared Updates.
 

@@ -8,7 +8,7 @@
 // package looks for an addon that any copy (another version in
 // node_modules, a bundled one) already mapped into the process, from any
 // thread, and uses that one if it speaks the same protocol
-// (lib/protocol.js PROTOCOL_VERSION; the package version does not matter).
+// (lib/core/protocol.js PROTOCOL_VERSION; the package version does not matter).
 // If it speaks another, the first copy keeps the slot: this one warns and
 // runs without labels.
 //
@@ -22,7 +22,7 @@ const { PROTOCOL_VERSION } = require('./protocol');
 const { isSupportedPlatform, readMappings, detectLibc, prebuildTarget } = require('./platform');
 const { warnOnce } = require('./warnings');
 
-const root = path.join(__dirname, '..');
+const root = path.join(__dirname, '..', '..');
 const ADDON = 'customlabels.node';
 
 // customlabels.node files mapped in this process, in address order.

@@ -26,16 +26,17 @@
 //   then          in: key bytes, value bytes, update after update
 //
 // A set written into a slab carries its own address at SET_SELF_OFFSET and
-// its record's (0: none) at SET_RECORD_OFFSET, where lib/label-set.js and
+// its record's (0: none) at SET_RECORD_OFFSET, where lib/core/label-set.js and
 // the V8 unit read them instead of passing them around.
 //
 // Integers are in the machine's byte order (both sides run in one process).
 
 // The version of everything lib/ and the addon agree on: this layout, the
-// binding's functions and the API object copies of the package share (see
-// lib/binding.js). Bumped on any incompatible change; copies of the package
+// binding's functions and the instance copies of the package share on it
+// (lib/core/instance.js; 4: the instance, not the API object, and no
+// internals on the API; see lib/core/binding.js). Bumped on any incompatible change; copies of the package
 // with different versions never share an addon.
-const PROTOCOL_VERSION = 3;
+const PROTOCOL_VERSION = 4;
 
 const ADDRESS_OFFSET = 0;
 const NEXT_OFFSET_OFFSET = 8;

@@ -1,7 +1,7 @@
 'use strict';
 
 // Encodes Updates into the scratch buffer native build() reads; the layout
-// is lib/protocol.js.
+// is lib/core/protocol.js.
 
 const errors = require('./errors');
 const { isDetached, byteLengthOf } = require('./labels');
@@ -54,7 +54,7 @@ class Encoder {
   }
 
   // `trace`: null (the parent's trace ids) or a TraceContext
-  // (lib/trace-context.js) whose ids the new set carries (TRACE_CLEAR: none),
+  // (lib/core/trace-context.js) whose ids the new set carries (TRACE_CLEAR: none),
   // written from their hex digits.
   encode(updates, trace = null) {
     const n = updates.count;
