@@ -57,6 +57,7 @@ const codes = Object.freeze({
   INVALID_OPTION: 'ERR_CUSTOMLABELS_INVALID_OPTION',
   CONFIGURED_LATE: 'ERR_CUSTOMLABELS_CONFIGURED_LATE',
   INVALID_PORT: 'ERR_CUSTOMLABELS_INVALID_PORT',
+  INVALID_ARG_TYPE: 'ERR_CUSTOMLABELS_INVALID_ARG_TYPE',
 });
 
 const invalidLabels = (v) => invalid(codes.INVALID_LABELS, 'a plain object or a Map', 'labels', v);
@@ -73,6 +74,10 @@ const invalidValue = (key, v) =>
 const invalidOptions = (what, expected, v) => invalid(codes.INVALID_OPTIONS, expected, what, v);
 // An integration's option (name '': the options argument itself).
 const invalidOption = (name, expected, v) => invalid(codes.INVALID_OPTION, expected, name === '' ? 'options' : `options.${name}`, v);
+
+// An argument of an integration's function that is not what it takes
+// (`what`: 'instrument()', ...).
+const invalidArgument = (what, expected, v) => invalid(codes.INVALID_ARG_TYPE, expected, what, v);
 
 // customlabels/worker: a port without the method it is used for (`method`:
 // 'postMessage' or 'on'); null is parentPort on the main thread.
@@ -102,6 +107,7 @@ module.exports = {
   invalidValue,
   invalidOptions,
   invalidOption,
+  invalidArgument,
   invalidPort,
   configuredLate,
 };

@@ -20,7 +20,10 @@
 // A span's context is activated again and again (every bound callback) over
 // the same few sets, so the set last built for a trace is remembered on it
 // (lastSet, over lastParent), and on the parent for clearing (untraced).
-// These fields are this module's.
+// These fields are this module's. TraceContext is handed out with the
+// scopes: every copy of the package (and every module registry, as Jest
+// makes) that shares this instance must make its ids with this one class,
+// whose CLEAR these scopes know.
 
 const { checkCallback } = require('./api');
 const { readLabels } = require('./labels');
@@ -98,7 +101,7 @@ function createTraceScopes(thread) {
     binding.setResource(flat);
   }
 
-  return Object.freeze({ withTraceContext, enterTraceContext, retraceSet, forgetTraceSet, setResource, records: thread.records });
+  return Object.freeze({ withTraceContext, enterTraceContext, retraceSet, forgetTraceSet, setResource, TraceContext, records: thread.records });
 }
 
 // Without an addon: scopes run their code unlabelled.
@@ -116,6 +119,7 @@ const unsupportedTraceScopes = Object.freeze({
   },
   forgetTraceSet() {},
   setResource() {},
+  TraceContext,
   records: false,
 });
 

@@ -15,16 +15,19 @@
 //                              span attributes to labels, over the default
 //                              mapping (customlabels/otel): my.attr=label,
 //                              -rpc.method (off), or none
-//   CUSTOMLABELS_HOOKS         0 for the hook-free mode (lib/core/api.js reads it)
+//   CUSTOMLABELS_HOOKS         0 for the hook-free mode (lib/core/mode.js reads it)
 //
-// Every label stays within what the readers keep (lib/integrations/
-// reader-limits.js). Bad configuration never stops the app: what is valid
+// Every label stays within what the readers keep (lib/integrations/kit/
+// limits.js). Bad configuration never stops the app: what is valid
 // applies, and one warning (CUSTOMLABELS_REGISTER_CONFIG) at startup lists
 // what was not.
 
-const { PARCA, cutValue } = require('../integrations/reader-limits');
+const { PARCA, cutValue } = require('../integrations/kit/limits');
+const TABLE = require('../integrations');
 
-const INTEGRATIONS = Object.freeze(['express', 'fastify', 'koa', 'hapi', 'hono', 'graphql', 'bullmq', 'next', 'otel', 'grpc', 'amqplib']);
+// The names CUSTOMLABELS_INTEGRATIONS takes: those of the table's
+// integrations register applies (the others are by hand only).
+const INTEGRATIONS = Object.freeze(TABLE.filter((i) => i.reach.length > 0).map((i) => i.name));
 // Labels the HTTP integrations set themselves (request-labels.js); the
 // configured ones must not take their names.
 // Trace ids come from spans, never from configuration; '__proto__' is no

@@ -1,41 +1,63 @@
 'use strict';
 
-// How customlabels/register sees the frameworks an app loads, without
+// How customlabels/register sees the packages an app loads, without
 // require-in-the-middle or an off-thread loader (both measured too slow for
-// a 30 ms startup budget: README "Set up in one line"):
+// a 30 ms startup budget: docs/register.md):
 //
 // - CommonJS, and ESM imports of CommonJS packages: one wrapper of
-//   Module._load. A package is seen by the bare name the app requires it by
-//   ('express'), or, for an ESM import of a CommonJS package, by the
-//   absolute path of the file Node loads (.../node_modules/express/...). Its
-//   exports are patched in place (ESM sees the same object), never replaced.
-// - ESM-only builds (Hono's, Apollo's, Yoga's, BullMQ's, @koa/router's ESM
-//   entries): module.registerHooks (Node >= 22.15 and 23.5), in this thread,
-//   no loader thread. A package imported by its bare name gets two lines
-//   appended to its entry module: an import of its own namespace and a call
-//   that hands it over, so that its classes are patched in place before the
-//   app's first request; a few files get a line of their own (esmFile()).
-//   Only for an app whose entry is an ES module (entryIsModule()) and that
-//   has a package register watches with an ESM build installed
-//   (esmBuildInstalled()): hooks put every module load, CommonJS ones too,
-//   through their machinery, 25-45 ms for 1,000 modules. Where
-//   registerHooks is missing (Node 18, 20, 22.0 to 22.14) ESM-only builds
-//   are not seen: README says to add the integration's line there.
+//   Module._load. A package is seen by a bare name the app requires
+//   ('express', 'hono/router/trie-router'), or, for an ESM import of a
+//   CommonJS package, by the absolute path of the file Node loads
+//   (.../node_modules/express/...); a file of it that its entry loaded, in
+//   the module cache beside it; a relative require inside it (a lazily
+//   loaded internal module, as Next.js's server). Its exports are patched in
+//   place (ESM sees the same object), never replaced.
+// - ES module builds (Hono's, Apollo's, Yoga's, @koa/router's):
+//   module.registerHooks (Node >= 22.15 and 23.5), in this thread, no loader
+//   thread. A package imported by its bare name gets two lines appended to
+//   its entry module: an import of its own namespace and a call that hands
+//   it over, so that its classes are patched in place before the app's first
+//   request; a file of it gets such lines of its own, or a line that
+//   reassigns a function it declares. Only for an app whose entry is an ES
+//   module and that has such a package installed (wantsEsm()): hooks put
+//   every module load, CommonJS ones too, through their machinery, 25-45 ms
+//   for 1,000 modules. Where registerHooks is missing (Node 18, 20, 22.0 to
+//   22.14) ES module builds are not seen: the docs say to add the
+//   integration's line there.
 //
-// Every callback is guarded: a framework this version does not know is a
-// warning (CUSTOMLABELS_UNSUPPORTED_FRAMEWORK), never a failed start.
+// Each callback gets what was loaded and the file it came from; the caller
+// (lib/register/index.js) checks versions and guards it.
 
 const Module = require('node:module');
 const path = require('node:path');
+const { fileURLToPath } = require('node:url');
 
 const kLoad = Symbol.for('customlabels.register.load');
 const kEsm = Symbol.for('customlabels.register.esm');
 
 const NODE_MODULES = `${path.sep}node_modules${path.sep}`;
-const watched = new Map(); // package name -> [onLoad(exports, file)]
-const requires = []; // [{ pkg, test(request), onLoad }]: relative requires inside pkg
-const esmFiles = []; // [{ pkg, suffix, append(url) }]
-const esmBuilds = new Set(); // packages whose ESM build CommonJS never loads
+
+// pkg -> { entry: [onLoad], requests: Map(request -> [onLoad]), files:
+// [{ file, onLoad, seen: Set of absolute files handed over }], relative:
+// [{ test, onLoad }], esm: boolean }
+const packages = new Map();
+const esmFiles = []; // [{ pkg, suffix, key, binding }]
+const esmHandlers = new Map(); // key -> onLoad(namespace or value, file)
+
+function reachOf(pkg) {
+  let p = packages.get(pkg);
+  if (p === undefined) {
+    p = { entry: [], requests: new Map(), files: [], relative: [], esm: false };
+    packages.set(pkg, p);
+  }
+  return p;
+}
+
+// The package a bare request names ('@scope/name/x' -> '@scope/name').
+function packageOfRequest(request) {
+  const parts = request.split('/');
+  return parts[0].startsWith('@') ? `${parts[0]}/${parts[1]}` : parts[0];
+}
 
 // The package a file belongs to ('@scope/name' or 'name'), if it is in a
 // node_modules folder.
@@ -53,18 +75,19 @@ function packageDir(file) {
   return file.slice(0, file.lastIndexOf(NODE_MODULES) + NODE_MODULES.length + name.length);
 }
 
-function guarded(name, fn) {
-  try {
-    fn();
-  } catch (err) {
-    process.emitWarning(`customlabels/register could not instrument ${name}: ${err && err.message}`, { code: 'CUSTOMLABELS_UNSUPPORTED_FRAMEWORK' });
+// The files of `reach` CommonJS has loaded beside `file`, each handed over
+// once.
+function dispatchFiles(reach, file) {
+  const dir = path.isAbsolute(file) ? packageDir(file) : undefined;
+  if (dir === undefined) return;
+  for (const entry of reach.files) {
+    const at = path.join(dir, entry.file);
+    if (entry.seen.has(at)) continue;
+    const cached = require.cache[at];
+    if (cached === undefined) continue;
+    entry.seen.add(at);
+    entry.onLoad(cached.exports, at);
   }
-}
-
-function dispatch(name, exports, file) {
-  const handlers = watched.get(name);
-  if (handlers === undefined) return;
-  for (const onLoad of handlers) guarded(name, () => onLoad(exports, file));
 }
 
 function installLoad() {
@@ -72,25 +95,33 @@ function installLoad() {
   const load = Module._load;
   function _load(request, parent) {
     const exports = load.apply(this, arguments);
-    if (typeof request !== 'string') return exports;
-    if (watched.has(request)) {
-      let file = request;
-      try {
-        file = Module._resolveFilename(request, parent);
-      } catch {
-        // a builtin or a loader's own: the name alone
-      }
-      dispatch(request, exports, file);
-    } else if (request.charCodeAt(0) === 46 /* . */) {
-      if (requires.length !== 0 && parent != null && typeof parent.filename === 'string' && parent.filename.includes(NODE_MODULES)) {
-        for (const r of requires) {
-          if (r.test(request) && packageOf(parent.filename) === r.pkg) guarded(r.pkg, () => r.onLoad(exports, parent.filename));
-        }
-      }
-    } else if (path.isAbsolute(request) && request.includes(NODE_MODULES)) {
-      const name = packageOf(request);
-      if (name !== undefined && watched.has(name)) dispatch(name, exports, request);
+    if (typeof request !== 'string' || request === '') return exports;
+    const c = request.charCodeAt(0);
+    if (c === 46 /* . */) {
+      if (parent == null || typeof parent.filename !== 'string' || !parent.filename.includes(NODE_MODULES)) return exports;
+      const reach = packages.get(packageOf(parent.filename));
+      if (reach !== undefined) for (const r of reach.relative) if (r.test(request)) r.onLoad(exports, parent.filename);
+      return exports;
     }
+    if (path.isAbsolute(request)) {
+      if (!request.includes(NODE_MODULES)) return exports;
+      const reach = packages.get(packageOf(request));
+      if (reach === undefined) return exports;
+      for (const onLoad of reach.entry) onLoad(exports, request);
+      dispatchFiles(reach, request);
+      return exports;
+    }
+    const reach = packages.get(packageOfRequest(request));
+    if (reach === undefined) return exports;
+    const handlers = request.includes('/') && packageOfRequest(request) !== request ? reach.requests.get(request) : reach.entry;
+    let file = request;
+    try {
+      file = Module._resolveFilename(request, parent);
+    } catch {
+      // a loader's own: the name alone
+    }
+    if (handlers !== undefined) for (const onLoad of handlers) onLoad(exports, file);
+    dispatchFiles(reach, file);
     return exports;
   }
   Object.defineProperty(Module, kLoad, { value: load });
@@ -104,29 +135,42 @@ function appendTo(loaded, text) {
   return { ...loaded, source: `${source}\n${text}\n` };
 }
 
-// The lines appended to an ESM module at `url`: it imports its own
-// namespace and hands it to the callbacks watching `name`.
-function selfReport(name, url) {
-  return `;import * as __customlabels_self from ${JSON.stringify(url)};\nglobalThis[Symbol.for('customlabels.register.esm')]?.(${JSON.stringify(name)}, __customlabels_self);`;
+// The lines appended to an ES module at `url`: it imports its own namespace
+// and hands it to the callbacks of `key`.
+function selfReport(key, url) {
+  return `;import * as __customlabels_self from ${JSON.stringify(url)};\nglobalThis[Symbol.for('customlabels.register.esm')]?.(${JSON.stringify(key)}, __customlabels_self, import.meta.url);`;
+}
+
+// The line appended to an ES module that reassigns its function `binding`
+// to what the callback of `key` returns (guarded: a module whose binding is
+// no longer a function declaration runs as it is, with a warning).
+function rebind(key, binding) {
+  return `;try { ${binding} = globalThis[Symbol.for('customlabels.register.esm')]?.(${JSON.stringify(key)}, ${binding}, import.meta.url) ?? ${binding}; } catch (err) { process.emitWarning(\`customlabels/register could not instrument ${binding} of \${import.meta.url}: \${err && err.message}\`, { code: 'CUSTOMLABELS_UNSUPPORTED_FRAMEWORK' }); }`;
 }
 
 function installEsm() {
   if (typeof Module.registerHooks !== 'function') return false;
   if (globalThis[kEsm] !== undefined) return true;
-  Object.defineProperty(globalThis, kEsm, { value: (name, namespace) => dispatch(name, namespace, name) });
+  Object.defineProperty(globalThis, kEsm, {
+    value: (key, value, url) => {
+      const onLoad = esmHandlers.get(key);
+      return onLoad === undefined ? undefined : onLoad(value, typeof url === 'string' && url.startsWith('file:') ? fileURLToPath(url) : url);
+    },
+  });
   Module.registerHooks({
     resolve(specifier, context, nextResolve) {
       const resolved = nextResolve(specifier, context);
-      if (watched.has(specifier) && typeof resolved.url === 'string' && resolved.url.startsWith('file:')) esmEntries.set(resolved.url, specifier);
+      const reach = packages.get(specifier);
+      if (reach !== undefined && reach.esm && typeof resolved.url === 'string' && resolved.url.startsWith('file:')) esmEntries.set(resolved.url, specifier);
       return resolved;
     },
     load(url, context, nextLoad) {
       const loaded = nextLoad(url, context);
       if (loaded.format !== 'module' || loaded.source == null) return loaded;
       const name = esmEntries.get(url);
-      if (name !== undefined) return appendTo(loaded, selfReport(name, url));
+      if (name !== undefined) return appendTo(loaded, selfReport(`entry\0${name}`, url));
       for (const f of esmFiles) {
-        if (url.endsWith(f.suffix)) return appendTo(loaded, f.append(url));
+        if (url.endsWith(f.suffix)) return appendTo(loaded, f.binding === undefined ? selfReport(f.key, url) : rebind(f.key, f.binding));
       }
       return loaded;
     },
@@ -134,43 +178,50 @@ function installEsm() {
   return true;
 }
 
-// onLoad(exports, file) on each load of package `name`: its entry by bare
-// name (CommonJS exports or ESM namespace), or any of its files loaded by
-// absolute path (onLoad checks what it got); again for another copy.
-function watch(name, onLoad) {
-  let handlers = watched.get(name);
-  if (handlers === undefined) {
-    handlers = [];
-    watched.set(name, handlers);
+// onLoad(exports, file) on each load of package `pkg`'s entry (or, with
+// `requests`, of those bare names): CommonJS exports, or, with `esm`, its ES
+// module build's namespace; again for another copy.
+function reachModule(pkg, requests, esm, onLoad) {
+  const reach = reachOf(pkg);
+  if (requests === undefined) {
+    reach.entry.push(onLoad);
+  } else {
+    for (const request of requests) {
+      if (request === pkg) reach.entry.push(onLoad);
+      else reach.requests.set(request, [...(reach.requests.get(request) ?? []), onLoad]);
+    }
   }
-  handlers.push(onLoad);
+  if (esm) {
+    reach.esm = true;
+    esmHandlers.set(`entry\0${pkg}`, (namespace, file) => {
+      for (const fn of reach.entry) fn(namespace, file);
+    });
+  }
 }
 
-// onLoad(exports, parentFile) when a file of package `pkg` requires
-// something relative for which test(request) holds (a lazily loaded
-// internal module, as Next.js's server).
-function watchRequire(pkg, test, onLoad) {
-  requires.push({ pkg, test, onLoad });
+// onLoad(exports, file) for `file` (relative to the package folder) once
+// CommonJS has loaded it with the package.
+function reachFile(pkg, file, onLoad) {
+  reachOf(pkg).files.push({ file, onLoad, seen: new Set() });
 }
 
-// Appends append(url) to the ESM module at node_modules/<pkg>/<file>
-// (registerHooks only): for a function an ESM build exports that must be
-// wrapped where it is declared.
-function esmFile(pkg, file, append) {
-  esmFiles.push({ pkg, suffix: `/node_modules/${pkg}/${file}`, append });
+// onLoad(exports, parentFile) when a file of `pkg` requires something
+// relative for which test(request) holds.
+function reachRelative(pkg, test, onLoad) {
+  reachOf(pkg).relative.push({ test, onLoad });
 }
 
-// The exports of `file` (relative to the package folder of `entry`) if
-// CommonJS has loaded it, else undefined.
-function loadedBeside(entry, file) {
-  const dir = path.isAbsolute(entry) ? packageDir(entry) : undefined;
-  if (dir === undefined) return undefined;
-  const cached = require.cache[path.join(dir, file)];
-  return cached === undefined ? undefined : cached.exports;
+// onLoad(namespace, file) for the ES module at node_modules/<pkg>/<file>, or,
+// with `binding`, onLoad(value, file) of that function, whose return value
+// it takes (module.registerHooks only).
+function reachEsmFile(pkg, file, binding, onLoad) {
+  const key = `file\0${pkg}\0${file}\0${binding ?? ''}`;
+  esmFiles.push({ pkg, suffix: `/node_modules/${pkg}/${file}`, key, binding });
+  esmHandlers.set(key, onLoad);
 }
 
 // Whether the app's entry is an ES module (.mjs, or .js under "type":
-// "module"): only then can it import an ESM-only build. module.registerHooks
+// "module"): only then can it import an ES module build. module.registerHooks
 // puts every CommonJS load through the hooks machinery too, which costs a
 // CommonJS app of 1,000 modules 30-60 ms of startup on Node.js 24 and 26
 // (bench/register-startup.js), so a CommonJS app goes without.
@@ -192,20 +243,13 @@ function entryIsModule(entry = process.argv[1]) {
   }
 }
 
-// `name` (a watched package) has an ES module build of its own, which an
-// ESM app imports and CommonJS never loads (not a wrapper of its CommonJS
-// build, as Koa's): seeing it needs module.registerHooks.
-function watchEsmBuild(name) {
-  esmBuilds.add(name);
-}
-
-// Whether a package register watches has an ES module build installed where
-// the app's entry finds its packages (node_modules of its folder and
+// Whether a package with an ES module build register must see is installed
+// where the app's entry finds its packages (node_modules of its folder and
 // above): only then can an ESM app import one CommonJS never sees.
 function esmBuildInstalled(entry = process.argv[1]) {
   if (typeof entry !== 'string' || entry === '') return false;
   const fs = require('node:fs');
-  const names = new Set([...esmBuilds, ...esmFiles.map((f) => f.pkg)]);
+  const names = new Set([...[...packages].filter(([, r]) => r.esm).map(([name]) => name), ...esmFiles.map((f) => f.pkg)]);
   const hasImport = (e, depth = 0) =>
     e !== null && typeof e === 'object' && depth < 8 && (Object.prototype.hasOwnProperty.call(e, 'import') || Object.values(e).some((v) => hasImport(v, depth + 1)));
   for (let dir = path.dirname(path.resolve(entry)); ; ) {
@@ -233,4 +277,4 @@ function start() {
   return started;
 }
 
-module.exports = { watch, watchRequire, watchEsmBuild, esmFile, selfReport, loadedBeside, packageDir, start };
+module.exports = { reachModule, reachFile, reachRelative, reachEsmFile, start };

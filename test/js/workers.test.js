@@ -66,8 +66,7 @@ test('a worker terminated inside a labelled scope clears its slots and the proce
      const binding = require(${JSON.stringify(addonPath)});
      // With trace ids, so that the set has an OTel record whatever the
      // process-wide key map holds.
-     const { withTraceContext } = require(${JSON.stringify(`${root}/lib/core`)}).traceScopes;
-     const { TraceContext } = require(${JSON.stringify(`${root}/lib/core/trace-context`)});
+     const { withTraceContext, TraceContext } = require(${JSON.stringify(`${root}/lib/core`)}).traceScopes;
      const ids = TraceContext.fromHex('0af7651916cd43dd8448eb211c80319c', 'b7ad6b7169203331', 1);
      const { hooks, nodeContext } = api.strategy();
      withTraceContext(ids, { doomed: 'yes' }, () => {

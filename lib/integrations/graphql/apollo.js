@@ -10,13 +10,17 @@
 // through untouched (lib/integrations/graphql.js says more).
 
 const errors = require('../../core/errors');
+const { Patcher } = require('../kit/patcher');
+const { inRange, hasInternals, versionOfExports } = require('../kit/versions');
+const supported = require('./packages');
 const { UNKNOWN_OP, operationOfParams, batchOperation, rememberPersisted, persistedHash } = require('./outline');
 const { createLabeller, headersOf, warn } = require('./labeller');
 
 // Shared by every copy of this module: a copy's wrappers find a plugin made
 // by another copy and call its own scope function.
 const kApollo = Symbol.for('customlabels.graphql.apollo');
-const kPatched = Symbol.for('customlabels.graphql.apolloPatched');
+const PACKAGE = '@apollo/server';
+const patcher = new Patcher('graphql-apollo');
 const kServerScope = Symbol('customlabels.graphql.serverScope');
 
 // A search parameter given once, null if absent; undefined if given more
@@ -85,31 +89,39 @@ function apolloClassOf(apollo) {
 
 // Wraps an @apollo/server module's (or its ApolloServer class's)
 // executeHTTPGraphQLRequest and executeOperation; idempotent, and shared by
-// every copy of this module.
-function instrument(apollo) {
+// every copy of this module. `version`: the one found (undefined: looked up
+// from the module; null: unknown). Returns whether the class is patched
+// (false: a version this does not support, with one warning).
+function instrument(apollo, version) {
   const ApolloServer = apolloClassOf(apollo);
   if (ApolloServer === null) {
     throw errors.invalidOption('', "the @apollo/server module (require('@apollo/server')) or its ApolloServer class", apollo);
   }
+  const found = version === undefined ? versionOfExports(apollo, PACKAGE) : version;
+  if (!inRange(supported, PACKAGE, found)) return false;
   // The prototype that defines the methods (a subclass shares its base's).
   let proto = ApolloServer.prototype;
-  while (!Object.prototype.hasOwnProperty.call(proto, 'executeHTTPGraphQLRequest')) proto = Object.getPrototypeOf(proto);
-  if (Object.prototype.hasOwnProperty.call(proto, kPatched)) return;
-  Object.defineProperty(proto, kPatched, { value: true });
-  const executeHTTP = proto.executeHTTPGraphQLRequest;
-  proto.executeHTTPGraphQLRequest = function executeHTTPGraphQLRequest(args) {
-    const scope = scopeOf(this);
-    if (scope === null) return executeHTTP.call(this, args);
-    return scope.http(this, args, () => executeHTTP.call(this, args));
-  };
-  const executeOperation = proto.executeOperation;
-  if (typeof executeOperation === 'function') {
-    proto.executeOperation = function executeOperation_(...args) {
+  while (proto !== null && !Object.prototype.hasOwnProperty.call(proto, 'executeHTTPGraphQLRequest')) proto = Object.getPrototypeOf(proto);
+  const ok = hasInternals(supported, PACKAGE, found, {
+    'ApolloServer#executeHTTPGraphQLRequest': () => proto !== null,
+    'ApolloServer#executeOperation': () => typeof proto.executeOperation === 'function',
+  });
+  if (!ok) return false;
+  patcher.wrap(proto, 'executeHTTPGraphQLRequest', (executeHTTP) =>
+    function executeHTTPGraphQLRequest(args) {
+      const scope = scopeOf(this);
+      if (scope === null) return executeHTTP.call(this, args);
+      return scope.http(this, args, () => executeHTTP.call(this, args));
+    },
+  );
+  patcher.wrap(proto, 'executeOperation', (executeOperation) =>
+    function executeOperation_(...args) {
       const scope = scopeOf(this);
       if (scope === null) return executeOperation.apply(this, args);
       return scope.operation(this, args[0], () => executeOperation.apply(this, args));
-    };
-  }
+    },
+  );
+  return true;
 }
 
 // Instruments the CommonJS @apollo/server that resolves from here, if it
@@ -183,10 +195,10 @@ const registeredPlugin = Object.freeze({
   },
 });
 
-function labelAllServers(apollo, options) {
-  instrument(apollo);
-  if (registered !== null) return;
-  const scope = scopeFor(createLabeller(options), () => {});
+function labelAllServers(apollo, version) {
+  if (apollo === null || (typeof apollo !== 'object' && typeof apollo !== 'function') || typeof apollo.ApolloServer !== 'function') return;
+  if (!instrument(apollo, version) || registered !== null) return;
+  const scope = scopeFor(createLabeller({}), () => {});
   const listen = (server) => {
     const plugins = server.internals && server.internals.plugins;
     if (server[kListening] !== true && Array.isArray(plugins) && Object.isExtensible(server)) {
@@ -242,4 +254,9 @@ function apolloPlugin(options) {
   return plugin;
 }
 
-module.exports = { apolloPlugin, instrument, labelAllServers };
+function unpatchApollo() {
+  patcher.unwrapAll();
+  registered = null;
+}
+
+module.exports = { apolloPlugin, instrument, labelAllServers, unpatchApollo };

@@ -6,8 +6,11 @@
 // events run in the operation's scope again as the response pulls them
 // (lib/integrations/graphql.js says more).
 
+const { warnUnsupported, versionOfValue } = require('../kit/versions');
+const { Patcher } = require('../kit/patcher');
 const { operationFor, operationOfParams, safely } = require('./outline');
-const { createLabeller, headersOf, warn } = require('./labeller');
+const { createLabeller, headersOf } = require('./labeller');
+const supported = require('./packages');
 
 function isAsyncIterable(value) {
   return typeof value === 'object' && value !== null && typeof value[Symbol.asyncIterator] === 'function';
@@ -53,11 +56,16 @@ function yogaPlugin(options) {
   const labeller = createLabeller(options);
   if (!labeller.active) return { [kYoga]: true };
   const { run, withEvents } = runners(labeller);
+  let version = null; // the Yoga's, found when it starts
   return {
     [kYoga]: true,
+    onYogaInit({ yoga }) {
+      if (yoga !== null && typeof yoga === 'object') version = versionOfValue(yoga.constructor, 'graphql-yoga');
+    },
     onParams({ setParamsHandler, paramsHandler }) {
       if (typeof setParamsHandler !== 'function' || typeof paramsHandler !== 'function') {
-        warn('yoga', 'a Yoga without setParamsHandler (Yoga 5 has it) runs operations unlabelled; use envelopPlugin() there');
+        // Yoga before 5.11 (or after it dropped it): unlabelled, one warning.
+        warnUnsupported(supported.name, 'graphql-yoga', version, supported.packages['graphql-yoga'], 'the onParams hook has no setParamsHandler (Yoga 5.11+); envelopPlugin() labels parse, validate and execute there');
         return;
       }
       setParamsHandler(function labelledParamsHandler(payload) {
@@ -121,4 +129,12 @@ function labelYogas(createYoga, options) {
   return wrapped;
 }
 
-module.exports = { yogaPlugin, envelopPlugin, labelYogas };
+// customlabels/register, Yoga's CommonJS build: cjs/server.js's createYoga.
+const patcher = new Patcher('graphql-yoga');
+function labelYogaExports(server) {
+  if (server !== null && typeof server === 'object') patcher.wrap(server, 'createYoga', (createYoga) => labelYogas(createYoga, {}));
+}
+
+const unpatchYogas = () => patcher.unwrapAll();
+
+module.exports = { yogaPlugin, envelopPlugin, labelYogas, labelYogaExports, unpatchYogas };

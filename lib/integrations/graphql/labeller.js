@@ -5,7 +5,7 @@
 // over them; shared by the Apollo and the envelop/Yoga plugins.
 
 const { withLabels } = require('../../index');
-const { withLabelsOr } = require('../request-labels');
+const { withLabelsOr } = require('../kit/request-labels');
 const errors = require('../../core/errors');
 const { warnOnce } = require('../../core/warnings');
 const { MAX_OPERATIONS } = require('./outline');

@@ -24,7 +24,7 @@ const path = require('node:path');
 const { createRequire } = require('node:module');
 const { warnOnce } = require('../../core/warnings');
 const errors = require('../../core/errors');
-const { PARCA } = require('../reader-limits');
+const { PARCA } = require('../kit/limits');
 
 const ANONYMOUS = '(anonymous)';
 const UNKNOWN = '(unknown)';

@@ -1,12 +1,12 @@
 'use strict';
 
 // How the labels of a gRPC call or an AMQP message are merged
-// (lib/integrations/carried.js mergeCarried): the integration's own, the
+// (lib/integrations/kit/carried.js mergeCarried): the integration's own, the
 // consumer's options.labels (winning; one bad value costs only itself), and
 // the sender's (lowest precedence, never a skipped key), within the Parca
 // agent's 10 labels; problems are warnings, never errors.
 
-const { mergeCarried } = require('../../../lib/integrations/carried');
+const { mergeCarried } = require('../../../lib/integrations/kit/carried');
 
 const base = Object.freeze({ queue: 'jobs' });
 const skip = new Set(['queue', 'trace_id']);

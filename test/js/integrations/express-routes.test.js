@@ -7,7 +7,7 @@ const http = require('node:http');
 const { currentLabels } = require('../../..');
 const { labels, instrument } = require('../../../lib/integrations/express');
 
-const kState = Symbol.for('customlabels.express.state.v2');
+const kState = Symbol.for('customlabels.express.state.v3');
 
 function serve(app, paths) {
   return new Promise((resolve, reject) => {

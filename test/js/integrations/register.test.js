@@ -178,7 +178,7 @@ describe('an app that also wires an integration by hand', () => {
       { CUSTOMLABELS_HEADERS: 'x-tenant=tenant' },
     );
     expect(r.stderr).toBe('');
-    // register's header label joins the hand-wired labels (request-labels.js).
+    // register's header label joins the hand-wired labels (register handed the app its configuration: kit/takeover.js).
     expect(JSON.parse(r.stdout)).toEqual(Array(3).fill({ method: 'GET', route: '/u/:id', tenant: 'acme', mine: 'yes' }));
   });
 

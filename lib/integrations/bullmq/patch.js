@@ -1,0 +1,88 @@
+'use strict';
+
+// customlabels/register and BullMQ: a `bullmq` module's (CommonJS exports
+// or ESM namespace) inline workers run each job under its labels, as
+// processor() does, unless the processor is one processor() made;
+// Queue#add, #addBulk and FlowProducer#add, #addBulk attach the current
+// labels, as add(), addBulk() and addFlow() do, unless the data carries
+// labels already. In a sandboxed processor's child process or worker thread
+// (which inherit NODE_OPTIONS), BullMQ's ChildProcessor runs each job
+// under its labels.
+
+const { withLabels } = require('../../index');
+const { Patcher } = require('../kit/patcher');
+const { hasInternals } = require('../kit/versions');
+const { withJobLabels, withFlowLabels, carriedLabels, labelJobs, carries } = require('./producer');
+const { processor, jobLabelsFor, readOptions, isLabelled } = require('./consumer');
+
+const PACKAGE = 'bullmq';
+const patcher = new Patcher('bullmq');
+const isPlainObject = (v) => v !== null && typeof v === 'object' && (Object.getPrototypeOf(v) === Object.prototype || Object.getPrototypeOf(v) === null);
+
+function labelQueues(integration, bullmq, version) {
+  if (bullmq === null || typeof bullmq !== 'object' || typeof bullmq.Worker !== 'function') return;
+  const { Worker, Queue, FlowProducer } = bullmq;
+  const ok = hasInternals(integration, PACKAGE, version, {
+    'Worker#callProcessJob': () => typeof Worker.prototype.callProcessJob === 'function',
+  });
+  if (!ok) return;
+  const jobLabels = jobLabelsFor(readOptions(undefined));
+  patcher.wrap(Worker.prototype, 'callProcessJob', (call) =>
+    function callProcessJob(job, token, signal) {
+      if (this.processFn === undefined || isLabelled(this.processFn)) return call.apply(this, arguments);
+      let labels;
+      try {
+        labels = jobLabels(job);
+      } catch {
+        return call.apply(this, arguments);
+      }
+      return withLabels(labels, () => call.call(this, job, token, signal));
+    },
+  );
+  if (typeof Queue === 'function') {
+    patcher.wrap(Queue.prototype, 'add', (add) =>
+      function add_(name, data, opts) {
+        return add.call(this, name, carries(data) ? data : withJobLabels(data), opts);
+      },
+    );
+    patcher.wrap(Queue.prototype, 'addBulk', (addBulk) =>
+      function addBulk_(jobs) {
+        return addBulk.call(this, labelJobs(jobs, carriedLabels()));
+      },
+    );
+  }
+  if (typeof FlowProducer === 'function') {
+    patcher.wrap(FlowProducer.prototype, 'add', (add) =>
+      function add_(flow, opts) {
+        return add.call(this, isPlainObject(flow) && !carries(flow.data) ? withFlowLabels(flow) : flow, opts);
+      },
+    );
+    patcher.wrap(FlowProducer.prototype, 'addBulk', (addBulk) =>
+      function addBulk_(flows) {
+        return addBulk.call(this, Array.isArray(flows) ? flows.map((f) => (isPlainObject(f) && !carries(f.data) ? withFlowLabels(f) : f)) : flows);
+      },
+    );
+  }
+}
+
+// In a sandbox: the processor ChildProcessor#init loads runs each job under
+// its labels.
+function labelSandbox(integration, child, version) {
+  const ChildProcessor = child !== null && typeof child === 'object' ? child.ChildProcessor : undefined;
+  if (typeof ChildProcessor !== 'function') return;
+  const ok = hasInternals(integration, PACKAGE, version, {
+    'ChildProcessor#init': () => typeof ChildProcessor.prototype.init === 'function',
+  });
+  if (!ok) return;
+  patcher.wrap(ChildProcessor.prototype, 'init', (init) =>
+    async function init_(...args) {
+      const out = await init.apply(this, args);
+      if (typeof this.processor === 'function' && !isLabelled(this.processor)) this.processor = processor(this.processor);
+      return out;
+    },
+  );
+}
+
+const unpatchBullmq = () => patcher.unwrapAll();
+
+module.exports = { labelQueues, labelSandbox, unpatchBullmq, PACKAGE };

@@ -1,0 +1,112 @@
+'use strict';
+
+// Express middleware (`customlabels/express`), Express 4.6+ and 5:
+//
+//   const { labels } = require('customlabels/express');
+//   app.use(labels({ labels: (req) => ({ tenant: req.get('x-tenant') }) }));
+//
+// The middleware labels the request with `method` (and `route` UNMATCHED);
+// once a route matches, its handlers, and everything they cause, see `route`
+// set to the full route template ('/api/users/:id'; express/router.js). The
+// Express that resolves from here is patched when this module loads; call
+// instrument(require('express')) early for another copy (a router built
+// before shows its mounts as '*'). An Express outside the supported range
+// runs unlabelled, with one warning.
+
+const errors = require('../../core/errors');
+const { buildsPerApp } = require('../kit/request-labels');
+const { markHandWired, registeredOf } = require('../kit/takeover');
+const { inRange, hasInternals, versionOfExports, versionOfFile, versionOfValue } = require('../kit/versions');
+const integration = require('./integration');
+const { labelRequest } = require('./requests');
+const { prototypesOf, internalsOf, patchPrototypes, tracking } = require('./router');
+
+const PACKAGE = 'express';
+
+// Patches the Router and Layer prototypes reached from `routerProto` when
+// `version` (null: unknown) is supported and what they rely on is there.
+function patchChecked(routerProto, layerProto, version) {
+  if (!inRange(integration, PACKAGE, version)) return false;
+  if (!hasInternals(integration, PACKAGE, version, internalsOf(routerProto, layerProto))) return false;
+  patchPrototypes(routerProto, layerProto);
+  return true;
+}
+
+// Patches an express module (require('express')); idempotent. Returns
+// whether it is patched (false: a version this does not support, with one
+// warning).
+function instrument(express) {
+  if (typeof express !== 'function' || typeof express.Router !== 'function') {
+    throw errors.invalidOption('', "the express module (require('express'))", express);
+  }
+  const { routerProto, layerProto } = prototypesOf(express);
+  return patchChecked(routerProto, layerProto, versionOfExports(express, PACKAGE));
+}
+
+// The Express you installed, if it resolves from here (a peer dependency).
+function instrumentInstalled() {
+  let file;
+  let express;
+  try {
+    file = require.resolve(PACKAGE);
+    express = require(PACKAGE);
+  } catch {
+    return;
+  }
+  if (typeof express !== 'function' || typeof express.Router !== 'function') return;
+  const { routerProto, layerProto } = prototypesOf(express);
+  patchChecked(routerProto, layerProto, versionOfFile(file, PACKAGE));
+}
+
+// The router of an app: Express 4's app._router (its app.router, on the
+// application prototype, is a getter that throws), Express 5's app.router
+// (defined on each app).
+function routerOf(app) {
+  if (app._router !== undefined) return app._router;
+  if (Object.getOwnPropertyDescriptor(app, 'router') === undefined) return undefined;
+  try {
+    return app.router;
+  } catch {
+    return undefined;
+  }
+}
+
+// On first use in an app whose express did not resolve from here: patch
+// the prototypes its router uses (mounts made before stay '*'). False where
+// this Express is not supported.
+function instrumentApp(app) {
+  const router = routerOf(app);
+  const layer = router && Array.isArray(router.stack) ? router.stack[0] : undefined;
+  if (layer === undefined) return true;
+  const routerProto = Object.getPrototypeOf(router);
+  const layerProto = Object.getPrototypeOf(layer);
+  // Express 4: the router's prototype is express.Router; 5: router's class.
+  const version = versionOfValue(routerProto, PACKAGE) ?? versionOfValue(routerProto.constructor, PACKAGE);
+  return patchChecked(routerProto, layerProto, version);
+}
+
+// (Under customlabels/register, the app's process and header labels join
+// these: register handed the app its configuration.)
+function labels(options = {}) {
+  const buildFor = buildsPerApp(options, registeredOf);
+  const withRoute = options.route !== false;
+  tracking.on = tracking.on || withRoute;
+  const apps = new WeakMap(); // app -> whether its Express is supported
+  return function customlabels(req, res, next) {
+    const app = req.app;
+    if (app !== undefined) {
+      let supported = apps.get(app);
+      if (supported === undefined) {
+        markHandWired(app);
+        supported = !withRoute || instrumentApp(app);
+        apps.set(app, supported);
+      }
+      if (!supported) return next();
+    }
+    return labelRequest(buildFor(app), withRoute, req, next);
+  };
+}
+
+instrumentInstalled();
+
+module.exports = { labels, instrument };

@@ -1,0 +1,39 @@
+'use strict';
+
+// The Fastify plugin's hooks (customlabels/fastify): from onRequest on,
+// every request runs under `method` and `route` (the route's URL template,
+// prefixes included: request.routeOptions.url, request.routerPath before
+// Fastify 4.10; UNMATCHED for 404s), so every later hook, the body parser,
+// the handler, onSend and onResponse run labelled. A body that arrives after
+// onRequest is read (and parsed) in the socket's context, and a response's
+// events are emitted from it: the request stream's and the response's
+// listeners run in the request's scope (kit/emitter.js).
+
+const { AsyncResource } = require('node:async_hooks');
+const { runLabelled } = require('../kit/request-labels');
+const { runEventsIn, hasBody } = require('../kit/emitter');
+const { isHandWired } = require('../kit/takeover');
+
+// request.routeOptions (Fastify >= 4.10) builds a new object on every read.
+function routeOf(request) {
+  const options = request.routeOptions;
+  if (options !== undefined) return options.url;
+  return request.routerPath; // Fastify 4.0-4.9
+}
+
+// Adds the hook that labels `fastify`'s requests with `build`'s labels;
+// `byRegister`: register's hook, which leaves an instance with a
+// registration of the app's own to that one.
+function addLabelsHook(fastify, build, byRegister) {
+  fastify.addHook('onRequest', function labelRequest(request, reply, next) {
+    if (byRegister && isHandWired(fastify)) return next();
+    runLabelled(build, request.method, request.is404 ? undefined : routeOf(request), request, () => {
+      const scope = new AsyncResource('customlabels.fastify');
+      if (hasBody(request.headers)) runEventsIn(request.raw, scope);
+      runEventsIn(reply.raw, scope);
+      next();
+    }, next);
+  });
+}
+
+module.exports = { addLabelsHook };

@@ -1,0 +1,32 @@
+'use strict';
+
+// customlabels/fastify in the table of integrations (lib/integrations/index.js):
+// with register, the plugin's hook on every new root instance, from Node's
+// instrumentation point Fastify publishes for this (diagnostics_channel
+// 'fastify.initialization', Fastify 4.0+), handed register's configuration;
+// a registration of the plugin by the app then takes over, merging it.
+
+const { defineIntegration } = require('../kit/integration');
+
+const PACKAGE = 'fastify';
+
+const integration = defineIntegration({
+  name: 'fastify',
+  title: 'Fastify',
+  subpath: './fastify',
+  packages: { [PACKAGE]: '4.x || 5.x' },
+  internals: [],
+  reach: [
+    {
+      kind: 'channel',
+      package: PACKAGE,
+      channel: 'fastify.initialization',
+      versionOf: (message) => (message !== null && typeof message === 'object' && message.fastify !== null && typeof message.fastify === 'object' && typeof message.fastify.version === 'string' ? message.fastify.version : null),
+      patch: (message, context) => require('./instances').labelInstance(message, context),
+    },
+  ],
+  // Hooks live on the instances register saw, which end with them.
+  unpatch() {},
+});
+
+module.exports = integration;

@@ -1,0 +1,87 @@
+'use strict';
+
+// Labels for hapi requests (customlabels/hapi): hapi's extension points are
+// callbacks, none of which wraps the rest of a request, so three methods of
+// a server's own Request class are wrapped (hapi makes one subclass per
+// server, `server._core.Request`, so other servers are untouched):
+// _execute (the whole request), and _lifecycle and _reply (everything after
+// the route lookup, in one scope).
+
+const { withLabels } = require('../../index');
+const { runLabelled, UNMATCHED } = require('../kit/request-labels');
+const { Patcher } = require('../kit/patcher');
+
+const patcher = new Patcher('hapi');
+const kRouteLabels = Symbol('customlabels.hapi.routeLabels');
+const unmatched = Object.freeze({ route: UNMATCHED });
+
+// One frozen { route } per route, kept on the route: withLabels finds its
+// set by identity.
+function routeLabels(route) {
+  if (route === undefined || route === null || route.method === '_special') return unmatched; // notFound, badRequest
+  let labels = route[kRouteLabels];
+  if (labels === undefined) {
+    labels = Object.freeze({ route: String(route.path) });
+    if (Object.isExtensible(route)) Object.defineProperty(route, kRouteLabels, { value: labels });
+  }
+  return labels;
+}
+
+// hapi lower-cases methods; labels show them as HTTP spells them (GET).
+const upper = new Map();
+function methodOf(request) {
+  const method = request.method;
+  let out = upper.get(method);
+  if (out === undefined) {
+    out = String(method).toUpperCase();
+    if (upper.size < 64) upper.set(method, out);
+  }
+  return out;
+}
+
+// The private names a server's requests are labelled through.
+const requestInternals = (server) => ({
+  'server._core.Request': () => typeof server._core.Request === 'function',
+  'Request#_execute': () => typeof server._core.Request.prototype._execute === 'function',
+  'Request#_lifecycle': () => typeof server._core.Request.prototype._lifecycle === 'function',
+  'Request#_reply': () => typeof server._core.Request.prototype._reply === 'function',
+});
+
+// Patches `server`'s Request class with `build` (kit/request-labels.js);
+// false if it was patched already.
+function patchRequests(server, build, withRoute) {
+  const proto = server._core.Request.prototype;
+  if (!patcher.wrap(proto, '_execute', (execute) =>
+    function _execute() {
+      return runLabelled(build, methodOf(this), undefined, this, () => execute.call(this));
+    },
+  )) {
+    return false;
+  }
+  if (!withRoute) return true;
+  const reply = proto._reply;
+  // One route scope for the lifecycle and the reply that follows it:
+  // _execute runs `await this._lifecycle(); this._reply();`, so replying at the
+  // end of the lifecycle, in its scope, leaves _execute's _reply() a no-op
+  // (the request is replied). _reply() from elsewhere (a timeout, a client
+  // that went away, a failed onRequest) enters the route scope itself.
+  patcher.wrap(proto, '_lifecycle', (lifecycle) =>
+    function _lifecycle() {
+      return withLabels(routeLabels(this.route), async () => {
+        await lifecycle.call(this);
+        return reply.call(this);
+      });
+    },
+  );
+  patcher.wrap(proto, '_reply', (original) =>
+    function _reply(exit) {
+      return withLabels(routeLabels(this.route), () => original.call(this, exit));
+    },
+  );
+  return true;
+}
+
+const isPatched = (server) => Patcher.isWrapped(server._core.Request.prototype, '_execute');
+const unpatchRequests = () => patcher.unwrapAll();
+
+module.exports = { patchRequests, requestInternals, isPatched, unpatchRequests };

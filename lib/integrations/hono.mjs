@@ -1,5 +1,0 @@
-// ESM entry of customlabels/hono (the CommonJS middleware, re-exported).
-import hono from './hono.js';
-
-export const { labels } = hono;
-export default hono;

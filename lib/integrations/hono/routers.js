@@ -1,0 +1,59 @@
+'use strict';
+
+// customlabels/register and Hono (hono/integration.js). Hono keeps its
+// dispatch private and its methods on each app, so what every app shares is
+// its router class. Each handler a router
+// (a class with add(method, path, [handler, route]): the Smart, RegExp,
+// Trie, Pattern and Linear routers) is given runs wrapped: the first handler
+// of a request (the first matched, which the app's first middleware is) runs
+// it under the request's labels, as the labels() middleware would; where the
+// first is the app's own labels() middleware, that one does. Requests no
+// handler matches at all (an app without middleware) run unlabelled.
+
+const { Patcher } = require('../kit/patcher');
+const { hasInternals } = require('../kit/versions');
+const { requestLabels, runLabelled } = require('../kit/request-labels');
+const { routeOf } = require('./routes');
+
+const PACKAGE = 'hono';
+const patcher = new Patcher('hono');
+const kMiddleware = Symbol.for('customlabels.hono.middleware');
+const kWrapped = Symbol.for('customlabels.hono.wrapped');
+const kSeen = Symbol.for('customlabels.hono.seen');
+
+function labelRouters(integration, Router, config, version) {
+  const proto = Router.prototype;
+  const build = requestLabels({}, config);
+  const wrap = (fn) => {
+    if (fn[kWrapped] === true) return fn;
+    const own = fn[kMiddleware] === true;
+    const wrapped = function (c, next) {
+      if (c === null || typeof c !== 'object' || c[kSeen] === true) return fn(c, next);
+      c[kSeen] = true;
+      if (own) return fn(c, next);
+      return runLabelled(build, c.req.method, routeOf(c), c, () => fn(c, next));
+    };
+    wrapped[kWrapped] = true;
+    return wrapped;
+  };
+  if (!hasInternals(integration, PACKAGE, version, { 'Router#add': () => typeof proto.add === 'function' })) return;
+  patcher.wrap(proto, 'add', (add) =>
+    function add_(method, path, handler) {
+      if (Array.isArray(handler) && typeof handler[0] === 'function') handler = [wrap(handler[0]), ...handler.slice(1)];
+      return add.call(this, method, path, handler);
+    },
+  );
+}
+
+// The router classes a router module exports (CommonJS exports or an ESM
+// namespace): classes with add() and match().
+function patchRouters(integration, mod, { version, config }) {
+  if (mod === null || typeof mod !== 'object') return;
+  for (const value of Object.values(mod)) {
+    if (typeof value === 'function' && value.prototype !== undefined && typeof value.prototype.match === 'function') labelRouters(integration, value, config, version);
+  }
+}
+
+const unpatchRouters = () => patcher.unwrapAll();
+
+module.exports = { patchRouters, unpatchRouters };

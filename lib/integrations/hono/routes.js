@@ -1,0 +1,30 @@
+'use strict';
+
+// Which route a Hono request matched (customlabels/hono): Hono matches a
+// request before any middleware runs, so the route is known when the
+// labels middleware does: the first matched route that is not middleware
+// (c.req.matchedRoutes). Hono does not mark middleware, so this uses what
+// app.use() registers: a method of 'ALL' and a path ending in '*' ('/*',
+// '/api/*'); an app.all() or verb route is a route (an app.all('/files/*')
+// route shows UNMATCHED).
+
+const { warnOnce } = require('../../core/warnings');
+
+function isMiddleware(route) {
+  return route.method === 'ALL' && typeof route.path === 'string' && route.path.endsWith('*');
+}
+
+// The matched route's template, or undefined when no route matched.
+function routeOf(c) {
+  const routes = c.req.matchedRoutes;
+  if (!Array.isArray(routes)) {
+    warnOnce('hono-unsupported', 'customlabels/hono: this Hono has no c.req.matchedRoutes; requests are labelled route=(unmatched)', 'CUSTOMLABELS_UNSUPPORTED_FRAMEWORK');
+    return undefined;
+  }
+  for (let i = 0; i < routes.length; i++) {
+    if (!isMiddleware(routes[i])) return routes[i].path;
+  }
+  return undefined;
+}
+
+module.exports = { routeOf };

@@ -1,0 +1,23 @@
+'use strict';
+
+// The table of integrations: one descriptor per integration module
+// (kit/integration.js says what a descriptor holds). customlabels/register
+// applies them in this order (lib/register/), and package.json's
+// peerDependencies and exports, the types and the docs' integration table
+// are checked against it (test/js/integrations/table.test.js). Adding an
+// integration is adding its module here, with its tests.
+
+module.exports = Object.freeze([
+  require('./express/integration'),
+  require('./fastify/integration'),
+  require('./koa/integration'),
+  require('./hapi/integration'),
+  require('./hono/integration'),
+  require('./graphql/integration'),
+  require('./bullmq/integration'),
+  require('./next/integration'),
+  require('./otel/integration'),
+  require('./grpc/integration'),
+  require('./amqplib/integration'),
+  require('./worker/integration'),
+]);

@@ -1,0 +1,169 @@
+'use strict';
+
+// The labels the HTTP integrations publish per request, and their options:
+//   method  the request method (GET, POST, ...)
+//   route   the route template ('/users/:id'), never the raw path;
+//           UNMATCHED when no route matched (404s); off with route: false
+//   plus whatever options.labels(request) returns (tenant from a header...).
+//   plus, where customlabels/register applies the integration, the process
+//   labels and request headers its configuration names (CUSTOMLABELS_LABELS,
+//   CUSTOMLABELS_HEADERS: `registered`, passed in), below all of the above.
+//   An app with a middleware of its own under register is handed register's
+//   configuration (kit/takeover.js), which that middleware passes here.
+// Short keys and values that repeat per route keep the sets small enough
+// for what profilers keep and cheap to build (repeated sets are interned).
+
+const { types } = require('node:util');
+const { withLabels } = require('../../index');
+const errors = require('../../core/errors');
+const { warnOnce } = require('../../core/warnings');
+const { cutValue } = require('./limits');
+
+const UNMATCHED = '(unmatched)';
+const MAX_CACHED = 1024;
+
+// The value of header `name` (lower case) of a request of any of the
+// frameworks (Node's IncomingMessage headers, Fetch Headers, Hono's
+// context), cut to what readers keep; undefined if absent.
+function headerOf(request, name) {
+  let headers = request.headers;
+  if (headers === undefined && request.req !== undefined) headers = request.req.raw !== undefined ? request.req.raw.headers : request.req.headers;
+  if (headers === undefined || headers === null) return undefined;
+  let v = typeof headers.get === 'function' ? headers.get(name) : headers[name];
+  if (Array.isArray(v)) v = v[0];
+  return typeof v === 'string' ? cutValue(v) : undefined;
+}
+
+// What register adds to every request's labels, from its configuration
+// (`registered`: { labels, headers }, or null by hand): process labels (a
+// frozen object) and header labels (a function of the request), each null
+// if none.
+function registeredParts(registered) {
+  if (registered === null || registered === undefined) return { base: null, fromHeaders: null };
+  const base = Object.keys(registered.labels).length > 0 ? Object.freeze({ ...registered.labels }) : null;
+  const pairs = registered.headers;
+  const fromHeaders =
+    pairs.length === 0
+      ? null
+      : (out, request) => {
+          for (let i = 0; i < pairs.length; i++) {
+            const v = headerOf(request, pairs[i][0]);
+            if (v !== undefined) out[pairs[i][1]] = v;
+          }
+          return out;
+        };
+  return { base, fromHeaders };
+}
+
+// Validates the options once and returns build(method, route, request).
+// `registered`: register's configuration, or null.
+function requestLabels(options = {}, registered = null) {
+  if (typeof options !== 'object' || options === null) throw errors.invalidOption('', 'an object', options);
+  const { labels: extra, route = true } = options;
+  if (extra !== undefined && typeof extra !== 'function') throw errors.invalidOption('labels', 'a function', extra);
+  if (typeof route !== 'boolean') throw errors.invalidOption('route', 'a boolean', route);
+  const { base, fromHeaders } = registeredParts(registered);
+  const own = (method, template) => {
+    const out = base === null ? {} : { ...base };
+    out.method = method;
+    if (route) out.route = template === undefined ? UNMATCHED : template;
+    return out;
+  };
+  if (extra === undefined && fromHeaders === null) {
+    // The labels depend on method and template alone: one frozen object per
+    // pair, which withLabels finds its set for by identity (no reading,
+    // encoding or interning per request). Methods and templates come from
+    // the HTTP parser and the app's routes; the bound only guards against an
+    // app that builds routes at run time.
+    const byMethod = new Map();
+    let cached = 0;
+    return function build(method, template) {
+      const key = route ? (template === undefined ? UNMATCHED : template) : '';
+      let byKey = byMethod.get(method);
+      if (byKey === undefined) {
+        byKey = new Map();
+        if (cached < MAX_CACHED) byMethod.set(method, byKey);
+      }
+      let out = byKey.get(key);
+      if (out === undefined) {
+        out = Object.freeze(own(method, template));
+        if (cached < MAX_CACHED) {
+          cached++;
+          byKey.set(key, out);
+        }
+      }
+      return out;
+    };
+  }
+  return function build(method, template, request) {
+    const out = own(method, template);
+    if (fromHeaders !== null) fromHeaders(out, request);
+    if (extra === undefined) return out;
+    const more = extra(request);
+    if (more === undefined || more === null) return out;
+    if (typeof more !== 'object') throw errors.invalidOption('labels', 'a function returning an object', more);
+    if (types.isMap(more)) {
+      for (const [k, v] of more) out[k] = v;
+      return out;
+    }
+    return Object.assign(out, more);
+  };
+}
+
+// fn() under `labels`; if withLabels rejects them (it throws before fn
+// runs), rejected(err) instead. Errors of fn itself pass through.
+function withLabelsOr(labels, fn, rejected) {
+  let entered = false;
+  try {
+    return withLabels(labels, () => {
+      entered = true;
+      return fn();
+    });
+  } catch (err) {
+    if (entered) throw err;
+    return rejected(err);
+  }
+}
+
+// Runs fn() under the request's labels. Labels that cannot be built or
+// published (options.labels threw, or returned an invalid value) never fail
+// the request: a warning (once per thread) and fn() runs unlabelled. An
+// error thrown by fn itself passes through. `fallback` (default fn) is what
+// runs instead.
+function runLabelled(build, method, route, request, fn, fallback = fn) {
+  const rejected = (err) => {
+    warnOnce('request-labels', `customlabels: request labels not published (${err && err.message}); requests run unlabelled`, 'CUSTOMLABELS_REQUEST_LABELS');
+    return fallback();
+  };
+  let labels;
+  try {
+    labels = build(method, route, request);
+  } catch (err) {
+    return rejected(err);
+  }
+  return withLabelsOr(labels, fn, rejected);
+}
+
+// One build per app for a middleware that may serve several apps, each
+// maybe handed register's configuration: buildFor(app).
+function buildsPerApp(options, registeredOf) {
+  const own = requestLabels(options);
+  const builds = new WeakMap();
+  let lastApp = null; // most middleware serves one app
+  let lastBuild = own;
+  return function buildFor(app) {
+    if (app === lastApp) return lastBuild;
+    if (app === null || typeof app !== 'object') return own;
+    let build = builds.get(app);
+    if (build === undefined) {
+      const registered = registeredOf(app);
+      build = registered === null ? own : requestLabels(options, registered);
+      builds.set(app, build);
+    }
+    lastApp = app;
+    lastBuild = build;
+    return build;
+  };
+}
+
+module.exports = { requestLabels, buildsPerApp, runLabelled, withLabelsOr, headerOf, UNMATCHED };

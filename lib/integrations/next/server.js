@@ -1,0 +1,75 @@
+'use strict';
+
+// Next.js 15 and 16 (`next start`) (next/integration.js), labelled without OpenTelemetry by
+// customlabels/register alone (Next.js has no place for a line of ours that
+// runs around a request; README "Next.js"):
+//
+//   method  every request, from NextNodeServer#handleRequest on
+//   route   the route pattern ('/blog/[slug]', '/api/items/[id]'), never the
+//           raw path:
+//           - app router (pages, route handlers, server actions): from the
+//             work store Next.js opens for the route (workAsyncStorage.run;
+//             its `route` is the pattern without /page or /route), so the
+//             render, the handler and the action run under it;
+//           - pages router API routes: the matched definition's pathname
+//             (NextNodeServer#handleApiRequest).
+//   plus register's process labels and headers.
+// What runs before the route is known (Next's routing, middleware) runs
+// under `method` and `route` (unmatched). These are Next.js internals: each
+// is checked before it is patched; where one is missing, requests go on
+// labelled with what is found, with one warning.
+
+const { withLabels } = require('../../index');
+const { Patcher } = require('../kit/patcher');
+const { RouteLabels } = require('../kit/route-labels');
+const { requestLabels, runLabelled } = require('../kit/request-labels');
+const { hasInternals } = require('../kit/versions');
+
+const PACKAGE = 'next';
+const patcher = new Patcher('next');
+const routes = new RouteLabels();
+
+// The app router's work store (work-async-storage.external.js exports; the
+// storage is a getter export, so its instance's run() is wrapped).
+function labelWorkStore(integration, mod, { version }) {
+  const storage = mod !== null && typeof mod === 'object' ? mod.workAsyncStorage : undefined;
+  if (!hasInternals(integration, PACKAGE, version, { 'workAsyncStorage.run': () => typeof storage.run === 'function' })) return;
+  patcher.wrap(storage, 'run', (run) =>
+    function runLabelledRoute(store, fn, ...args) {
+      const route = store !== null && typeof store === 'object' ? store.route : undefined;
+      if (typeof route !== 'string' || route === '') return run.call(this, store, fn, ...args);
+      return withLabels(routes.of(route), () => run.call(this, store, fn, ...args));
+    },
+  );
+}
+
+// NextNodeServer (next-server.js's default export, a getter): its
+// prototype, before getRequestHandler() binds handleRequest.
+function labelServer(integration, mod, { version, config }) {
+  const NextNodeServer = mod !== null && typeof mod === 'object' ? mod.default : undefined;
+  if (typeof NextNodeServer !== 'function') return;
+  const proto = NextNodeServer.prototype;
+  const ok = hasInternals(integration, PACKAGE, version, {
+    'NextNodeServer#handleRequest': () => typeof proto.handleRequest === 'function',
+    'NextNodeServer#handleApiRequest': () => typeof proto.handleApiRequest === 'function',
+  });
+  if (!ok) return;
+  const build = requestLabels({}, config);
+  patcher.wrap(proto, 'handleRequest', (handleRequest) =>
+    function handleRequestLabelled(req, res, parsedUrl) {
+      if (req === null || typeof req !== 'object' || typeof req.method !== 'string') return handleRequest.apply(this, arguments);
+      return runLabelled(build, req.method, undefined, req, () => handleRequest.apply(this, arguments));
+    },
+  );
+  patcher.wrap(proto, 'handleApiRequest', (handleApiRequest) =>
+    function handleApiRequestLabelled(req, res, query, match) {
+      const route = match && match.definition ? match.definition.pathname : undefined;
+      if (typeof route !== 'string' || route === '') return handleApiRequest.apply(this, arguments);
+      return withLabels(routes.of(route), () => handleApiRequest.apply(this, arguments));
+    },
+  );
+}
+
+const unpatchNext = () => patcher.unwrapAll();
+
+module.exports = { labelWorkStore, labelServer, unpatchNext };

@@ -1,6 +1,0 @@
-// ESM entry of customlabels/otel: the CommonJS implementation, so ESM and
-// CJS users share one label slot.
-import otel from './otel.js';
-
-export const { CustomLabelsContextManager } = otel;
-export default otel;
