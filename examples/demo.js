@@ -118,8 +118,8 @@ async function main() {
   }
   const seconds = Number(process.argv[serve + 1]) || 60;
   console.log(`\nserving load for ${seconds} s; from another terminal (as root):`);
-  console.log(`  npm run reader -- inspect ${process.pid}`);
-  console.log(`  npm run reader -- sample ${process.pid} --duration 5s --by customer`);
+  console.log(`  npm run reader -- sample ${process.pid} --duration 5s --by customer   # where the CPU went`);
+  console.log(`  npm run reader -- inspect ${process.pid}   # one snapshot: a thread between requests shows (none)`);
   await load(port, seconds);
   server.close();
 }

@@ -44,3 +44,9 @@ export class CustomLabelsContextManager implements ContextManager {
   /** Present when the wrapped manager has attach() (context-async-hooks 2.12+). */
   attach?(context: Context): { dispose(): void };
 }
+
+/**
+ * The default attribute mapping, in order of precedence: [attribute, label]
+ * pairs (the first attribute present gives its label).
+ */
+export const DEFAULT_ATTRIBUTES: ReadonlyArray<readonly [string, string]>;

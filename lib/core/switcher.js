@@ -30,7 +30,7 @@
 // installed until the next switch, or until the thread's event loop is about
 // to wait for I/O, when the addon clears them (binding.clearWhenIdle(), a
 // libuv prepare handle): a thread idle in the event loop shows no labels.
-// The README's "How it works" lists where a sample can so see the previous
+// docs/how-it-works.md lists where a sample can so see the previous
 // continuation's labels, and for how long.
 //
 // Which case applies is found by probes, not by version.

@@ -1,7 +1,7 @@
 'use strict';
 
-// customlabels/register's configuration, from the environment (the README's
-// "Set up in one line" has the table):
+// customlabels/register's configuration, from the environment (docs/register.md
+// has the table):
 //
 //   CUSTOMLABELS_INTEGRATIONS  all (default), none, a list of names
 //                              (express,fastify), or all minus some
@@ -28,7 +28,7 @@ const TABLE = require('../integrations');
 // The names CUSTOMLABELS_INTEGRATIONS takes: those of the table's
 // integrations register applies (the others are by hand only).
 const INTEGRATIONS = Object.freeze(TABLE.filter((i) => i.reach.length > 0).map((i) => i.name));
-// Labels the HTTP integrations set themselves (request-labels.js); the
+// Labels the HTTP integrations set themselves (kit/request-labels.js); the
 // configured ones must not take their names.
 // Trace ids come from spans, never from configuration; '__proto__' is no
 // name an object keeps.

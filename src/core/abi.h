@@ -1,5 +1,5 @@
 // The Custom Label ABI v1: the data layout external readers rely on and the
-// two exported symbols. See README "The ABI" and the spec it links.
+// two exported symbols. See docs/abi.md and the spec it links.
 #ifndef CUSTOMLABELS_CORE_ABI_H_
 #define CUSTOMLABELS_CORE_ABI_H_
 

@@ -4,39 +4,53 @@
 // integrations (lib/integrations/index.js), and the list of the private
 // names each integration relies on (docs/integrations.md).
 
-const CHANNEL = (r) => `\`diagnostics_channel\` \`${r.channel}\``;
+// Paths as one pattern: their common start and end around a `*`
+// ('dist/cjs/router/*/router.js'), or the one path.
+function pattern(paths) {
+  if (paths.length === 1) return paths[0];
+  let start = paths[0];
+  for (const p of paths) while (!p.startsWith(start)) start = start.slice(0, -1);
+  let end = paths[0];
+  for (const p of paths) while (!p.endsWith(end)) end = end.slice(1);
+  return `${start}*${end}`;
+}
 
-// How register reaches an integration, in words.
+// How register reaches an integration, in words: its reaches grouped by
+// kind and package.
 function reachOf(integration) {
-  const out = [];
+  const groups = new Map();
   for (const r of integration.reach) {
-    let text;
+    const key = `${r.kind}\0${r.package}\0${r.requests === undefined ? '' : 'requests'}`;
+    if (!groups.has(key)) groups.set(key, []);
+    groups.get(key).push(r);
+  }
+  const out = [];
+  for (const rs of groups.values()) {
+    const r = rs[0];
     switch (r.kind) {
       case 'module':
-        text = r.requests === undefined ? `loading \`${r.package}\`${r.esm ? ' (and its ES module build)' : ''}` : `loading ${r.requests.map((q) => `\`${q}\``).join(', ')}`;
+        out.push(r.requests === undefined ? `loading \`${r.package}\`${r.esm ? ' (and its ES module build)' : ''}` : `loading \`${pattern(rs.flatMap((x) => x.requests))}\``);
         break;
       case 'file':
-        text = `\`${r.package}/${r.file}\` loaded with it`;
+        out.push(`\`${r.package}/${pattern(rs.map((x) => x.file))}\` loaded with it`);
         break;
       case 'relative':
-        text = `\`${r.package}\` loading its server`;
+        out.push(`\`${r.package}\` loading its server`);
         break;
       case 'esm-file':
-        text = `its ES module \`${r.package}/${r.file}\``;
+        out.push(`its ES module${rs.length > 1 ? 's' : ''} \`${r.package}/${pattern(rs.map((x) => x.file))}\``);
         break;
       case 'channel':
-        text = CHANNEL(r);
+        out.push(`\`diagnostics_channel\` \`${r.channel}\``);
         break;
       case 'global':
-        text = `the global context manager of every \`${r.package}\` copy`;
+        out.push(`the global context manager of every \`${r.package}\` copy`);
         break;
       default:
-        text = r.kind;
+        out.push(r.kind);
     }
-    if (!out.includes(text)) out.push(text);
   }
-  // Hono's five routers read as one line each kind.
-  return out.length > 3 ? `${out.slice(0, 2).join('; ')}; and ${out.length - 2} more` : out.join('; ');
+  return out.join('; ');
 }
 
 function renderIntegrations(table) {

@@ -5,7 +5,8 @@
 // demo's reader section shows the labels read from outside its own process
 // during a request (via `npm run reader`'s script, bin/customlabels.js).
 
-const { execFile } = require('node:child_process');
+const { execFile, spawn } = require('node:child_process');
+const readline = require('node:readline');
 const path = require('node:path');
 const { root } = require('./helpers');
 
@@ -47,4 +48,42 @@ describe('npm run demo', () => {
     const row = section.split('\n').find((l) => l.trim().startsWith(`${pid[1]} `));
     expect(row).toMatch(/^\s*\d+\s+\S+\s+route=\/checkout customer=acme$/);
   });
+});
+
+// The README's "Verify from outside": the demo serving its load, sampled by
+// the reader from outside. A snapshot (inspect) can land between two
+// requests, when no thread has labels; a few seconds of samples show each
+// customer's share of the CPU on the first try.
+describe("the README's verify flow", () => {
+  test('sampling the serving demo from outside shows each customer\'s share of its CPU, on the first try', async () => {
+    const demo = spawn(process.execPath, [path.join(root, 'examples', 'demo.js'), '--serve', '30'], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+    try {
+      const pid = await new Promise((resolve, reject) => {
+        readline.createInterface({ input: demo.stdout }).on('line', (line) => {
+          const m = line.match(/npm run reader -- sample (\d+) /);
+          if (m) resolve(Number(m[1]));
+        });
+        demo.once('exit', () => reject(new Error('the demo exited before serving')));
+      });
+      const out = await new Promise((resolve) => {
+        execFile(process.execPath, [path.join(root, 'bin', 'customlabels.js'), 'sample', String(pid), '--duration', '3s', '--by', 'customer'], { encoding: 'utf8', timeout: 60000 }, (err, stdout, stderr) =>
+          resolve({ code: err ? err.code : 0, stdout, stderr }),
+        );
+      });
+      expect(out.code).toBe(0);
+      const main = out.stdout.split(`thread ${pid} `)[1];
+      expect(main).toBeDefined();
+      const share = (customer) => {
+        const m = main.match(new RegExp(`^\\s+([\\d.]+)%\\s+\\d+\\s+${customer}$`, 'm'));
+        return m === null ? 0 : Number(m[1]);
+      };
+      // Each customer is seen, in the order of what its requests cost (1, 2
+      // and 3 ms of CPU each).
+      expect(share('acme')).toBeGreaterThan(5);
+      expect(share('globex')).toBeGreaterThan(share('acme'));
+      expect(share('initech')).toBeGreaterThan(share('globex'));
+    } finally {
+      demo.kill();
+    }
+  }, 90000);
 });

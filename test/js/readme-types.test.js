@@ -1,7 +1,7 @@
 'use strict';
 
-// Every code snippet of the README's Usage (by hand and per framework),
-// Traces and hook-free sections compiles with tsc --strict against the
+// Every code snippet of the README and docs/ (by hand, each integration's
+// page, traces, the hook-free mode) compiles with tsc --strict against the
 // frameworks' own types (Express 5's @types/express, Fastify, Koa's
 // @types/koa, hapi, Hono, NestJS, Apollo, Yoga, BullMQ, Piscina, gRPC,
 // amqplib, the OpenTelemetry SDK), the way a user's project
@@ -23,70 +23,70 @@ const { project, compile, SETTINGS } = require('../types/ts-project');
 
 // What each section's snippets take as given, and where to find it.
 const PRELUDES = {
-  '### By hand': `declare const tenant: string;
+  'README.md': `declare const tenant: string;
+declare function exportTenant(tenant: string): Promise<void>;`,
+  'docs/api.md': `declare const tenant: string;
 declare function exportTenant(tenant: string): Promise<void>;
 declare function upload(): Promise<void>;`,
-  '### Express (4 and 5)': `import express from 'express';
+  'docs/integrations/express.md': `import express from 'express';
 const app = express();`,
-  '### Fastify (4 and 5)': `import Fastify from 'fastify';
+  'docs/integrations/fastify.md': `import Fastify from 'fastify';
 const app = Fastify();`,
-  '### Koa (2 and 3)': `import Koa from 'koa';
+  'docs/integrations/koa.md': `import Koa from 'koa';
 const app = new Koa();`,
-  '### hapi (21+)': `import Hapi from '@hapi/hapi';
+  'docs/integrations/hapi.md': `import Hapi from '@hapi/hapi';
 const server = Hapi.server();`,
-  '### Hono (4, on @hono/node-server)': `import { Hono } from 'hono';
+  'docs/integrations/hono.md': `import { Hono } from 'hono';
 const app = new Hono();`,
   // One snippet per platform (its lines say which).
-  '### NestJS (10 and 11) express': `import type { NestExpressApplication } from '@nestjs/platform-express';
+  'docs/integrations/nest.md express': `import type { NestExpressApplication } from '@nestjs/platform-express';
 declare const app: NestExpressApplication;`,
-  '### NestJS (10 and 11) fastify': `import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+  'docs/integrations/nest.md fastify': `import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 declare const app: NestFastifyApplication;`,
-  '### GraphQL (Apollo Server 4 and 5, GraphQL Yoga 5)': `import { ApolloServer } from '@apollo/server';
+  'docs/integrations/graphql.md': `import { ApolloServer } from '@apollo/server';
 import { createYoga, createSchema } from 'graphql-yoga';
 const typeDefs = 'type Query { a: Int }';
 const resolvers = { Query: { a: () => 1 } };
 const schema = createSchema({ typeDefs, resolvers });`,
-  '### BullMQ (5)': `import { Queue, Worker } from 'bullmq';
+  'docs/integrations/bullmq.md': `import { Queue, Worker } from 'bullmq';
 const connection = { host: '127.0.0.1', port: 6379 };
 const queue = new Queue('thumbnails', { connection });
 const image = 'cat.png';
 declare function resize(data: unknown): Promise<void>;`,
-  '### gRPC (@grpc/grpc-js 1.10+)': '',
-  '### RabbitMQ (amqplib 0.10+)': '',
-  '### Worker threads and Piscina main': `import { withLabels } from 'customlabels';
+  'docs/integrations/grpc.md': '',
+  'docs/integrations/amqplib.md': '',
+  'docs/integrations/worker.md main': `import { withLabels } from 'customlabels';
 import { Worker } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 const pool = new Piscina({ filename: 'worker.js' });
 const worker = new Worker('worker.js');
 const task = { image: 'cat.png' };
 const tenant = 'acme';`,
-  '### Worker threads and Piscina worker': `import { parentPort } from 'node:worker_threads';
+  'docs/integrations/worker.md worker': `import { parentPort } from 'node:worker_threads';
 declare function resize(task: unknown): Promise<void>;
 declare function work(task: unknown): void;`,
-  '## Traces and profiles': '',
-  '## Labels without hooks (Node.js 24+)': '',
+  'docs/integrations/otel.md': '',
+  'docs/hook-free.md': '',
 };
 
-// The README's js/ts snippets, each under the heading it is in; the NestJS
-// and worker snippets split in their two halves.
+// The snippets (js/ts) of the README and docs/, each named by its file; the
+// NestJS and worker pages' snippets split in their two halves.
 function snippets() {
-  const readme = fs.readFileSync(path.join(root, 'README.md'), 'utf8');
+  const files = ['README.md', ...fs.readdirSync(path.join(root, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
+  files.push(...fs.readdirSync(path.join(root, 'docs', 'integrations')).map((f) => `docs/integrations/${f}`));
   const out = [];
-  let heading = null;
-  for (const m of readme.matchAll(/^(#+ [^\n]*)$|^```(js|ts)\n([\s\S]*?)^```/gm)) {
-    if (m[1]) {
-      heading = m[1];
-      continue;
-    }
-    if (!(heading in PRELUDES) && !(`${heading} express` in PRELUDES) && !(`${heading} main` in PRELUDES)) continue;
-    const code = m[3];
-    if (heading.startsWith('### NestJS')) {
-      for (const line of code.split('\n').filter(Boolean)) out.push({ heading: `${heading} ${line.includes('platform-express') ? 'express' : 'fastify'}`, code: line });
-    } else if (heading.startsWith('### Worker threads')) {
-      const [main, worker] = code.split(/^\/\/ worker$/m);
-      out.push({ heading: `${heading} main`, code: main }, { heading: `${heading} worker`, code: worker });
-    } else {
-      out.push({ heading, code });
+  for (const file of files) {
+    const text = fs.readFileSync(path.join(root, file), 'utf8');
+    for (const m of text.matchAll(/^```(js|ts)\n([\s\S]*?)^```/gm)) {
+      const code = m[2];
+      if (file === 'docs/integrations/nest.md') {
+        for (const line of code.split('\n').filter(Boolean)) out.push({ heading: `${file} ${line.includes('platform-express') ? 'express' : 'fastify'}`, code: line });
+      } else if (file === 'docs/integrations/worker.md') {
+        const [main, worker] = code.split(/^\/\/ worker$/m);
+        out.push({ heading: `${file} main`, code: main }, { heading: `${file} worker`, code: worker });
+      } else {
+        out.push({ heading: file, code });
+      }
     }
   }
   return out;
@@ -124,12 +124,12 @@ beforeAll(() => {
 });
 afterAll(() => fs.rmSync(work, { recursive: true, force: true }));
 
-test('the README has the snippets this test compiles', () => {
+test('the README and docs/ have the snippets this test compiles', () => {
   const headings = snippets().map((s) => s.heading);
   expect(headings.sort()).toEqual(Object.keys(PRELUDES).sort());
 });
 
-test.each(SETTINGS)('every README snippet compiles under --strict: package type %s, %s files (%s)', (type, ext, format) => {
+test.each(SETTINGS)('every snippet of the README and docs/ compiles under --strict: package type %s, %s files (%s)', (type, ext, format) => {
   const dir = path.join(work, `${type}-${ext.slice(1)}`);
   project(dir, type === 'module' ? 'module' : null);
   const files = snippets().map((s, i) => {

@@ -7,6 +7,7 @@
 // outside the declared range, or a model whose Channel lacks consume or
 // publish, is left unpatched with one warning.
 
+const fs = require('node:fs');
 const path = require('node:path');
 const errors = require('../../core/errors');
 const { Patcher } = require('../kit/patcher');
@@ -39,6 +40,10 @@ function channelsOf(main, loadedOnly) {
   const out = [];
   for (const file of MODELS) {
     const at = path.join(dir, file);
+    if (!fs.existsSync(at)) {
+      out.push({ file, Channel: undefined }); // moved: said so
+      continue;
+    }
     if (loadedOnly && require.cache[at] === undefined) continue;
     let mod;
     try {

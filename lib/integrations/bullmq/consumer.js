@@ -31,9 +31,9 @@
 
 const { withLabels } = require('../../index');
 const errors = require('../../core/errors');
-const { LABELS_KEY, isPlainObject } = require('../worker');
+const { LABELS_KEY } = require('../worker');
 const { PARCA, cutValue: cut } = require('../kit/limits');
-const { addLimited, toObject, mergeCarried } = require('../kit/carried');
+const { addLimited, toObject, mergeCarried, isPlainObject } = require('../kit/carried');
 const { QUEUE, JOB, RESERVED, NOT_CARRIED, warn } = require('./labels');
 
 // (queue, name) pairs whose labels are kept frozen: queues and job names are

@@ -12,12 +12,12 @@
 const { withLabels } = require('../../index');
 const { Patcher } = require('../kit/patcher');
 const { hasInternals } = require('../kit/versions');
+const { isPlainObject } = require('../kit/carried');
 const { withJobLabels, withFlowLabels, carriedLabels, labelJobs, carries } = require('./producer');
 const { processor, jobLabelsFor, readOptions, isLabelled } = require('./consumer');
 
 const PACKAGE = 'bullmq';
 const patcher = new Patcher('bullmq');
-const isPlainObject = (v) => v !== null && typeof v === 'object' && (Object.getPrototypeOf(v) === Object.prototype || Object.getPrototypeOf(v) === null);
 
 function labelQueues(integration, bullmq, version) {
   if (bullmq === null || typeof bullmq !== 'object' || typeof bullmq.Worker !== 'function') return;

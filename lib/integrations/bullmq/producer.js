@@ -25,9 +25,9 @@
 // withoutJobLabels(job.data).
 
 const { currentLabels } = require('../../index');
-const { LABELS_KEY, withTaskLabels, isPlainObject } = require('../worker');
+const { LABELS_KEY, withTaskLabels } = require('../worker');
 const { PARCA } = require('../kit/limits');
-const { addLimited, toObject } = require('../kit/carried');
+const { addLimited, toObject, isPlainObject } = require('../kit/carried');
 const { RESERVED, NOT_CARRIED, warn } = require('./labels');
 
 const hasOwn = Object.prototype.hasOwnProperty;

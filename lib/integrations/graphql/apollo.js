@@ -7,11 +7,11 @@
 // once per ApolloServer class, executeHTTPGraphQLRequest (what every HTTP
 // integration calls) and executeOperation; the wrappers label only servers
 // that have an apolloPlugin() in their plugins and pass everything else
-// through untouched (lib/integrations/graphql.js says more).
+// through untouched (graphql/index.js says more).
 
 const errors = require('../../core/errors');
 const { Patcher } = require('../kit/patcher');
-const { inRange, hasInternals, versionOfExports } = require('../kit/versions');
+const { inRange, hasInternals, versionOfExports, versionOfValue, wasUnsupported } = require('../kit/versions');
 const supported = require('./packages');
 const { UNKNOWN_OP, operationOfParams, batchOperation, rememberPersisted, persistedHash } = require('./outline');
 const { createLabeller, headersOf, warn } = require('./labeller');
@@ -61,11 +61,18 @@ function operationOfHttp(request) {
 
 // The customlabels plugin of a server, or null. Looked up per request until
 // the server has started (plugins can be added until then), then kept.
+// (A server without the internals this reads, server.internals.plugins, runs
+// unlabelled, with one warning.)
 function scopeOf(server) {
   const kept = server[kServerScope];
   if (kept !== undefined) return kept;
   const internals = server.internals;
-  if (typeof internals !== 'object' || internals === null || !Array.isArray(internals.plugins)) return registered;
+  if (typeof internals !== 'object' || internals === null || !Array.isArray(internals.plugins)) {
+    let base = Object.getPrototypeOf(server);
+    while (base !== null && !Object.prototype.hasOwnProperty.call(base, 'executeHTTPGraphQLRequest')) base = Object.getPrototypeOf(base);
+    hasInternals(supported, PACKAGE, base === null ? null : versionOfValue(base.constructor, PACKAGE), { 'server.internals.plugins': () => false });
+    return null;
+  }
   let found = registered;
   for (const p of internals.plugins) {
     if (typeof p === 'object' && p !== null && p[kApollo] !== undefined) {
@@ -241,7 +248,8 @@ function apolloPlugin(options) {
     // A listener only for requests that send a persisted query's hash:
     // Apollo calls no hook of this plugin for the others.
     async requestDidStart({ request }) {
-      if (!reached) {
+      // (An @apollo/server found unsupported has said so already.)
+      if (!reached && !wasUnsupported(PACKAGE)) {
         warn(
           'apollo',
           "an ApolloServer with apolloPlugin() runs requests unlabelled: its class was not instrumented (call instrument(require('@apollo/server')), or instrument(await import('@apollo/server')) for the ESM build, before its first request)",

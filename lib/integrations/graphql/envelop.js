@@ -4,7 +4,7 @@
 // handler) and any other envelop-based server (envelopPlugin(): a scope
 // around each of parse, validate, execute and subscribe); a subscription's
 // events run in the operation's scope again as the response pulls them
-// (lib/integrations/graphql.js says more).
+// (graphql/index.js says more).
 
 const { warnUnsupported, versionOfValue } = require('../kit/versions');
 const { Patcher } = require('../kit/patcher');

@@ -11,12 +11,13 @@
 // matched (404s) (hono/routes.js). Every later middleware, the handler,
 // app.onError and app.notFound handlers run labelled. A Hono outside the
 // supported range (its version is found from its Context class at the
-// first request) runs unlabelled, with one warning.
+// first request), or one whose requests do not tell the routes they matched,
+// runs unlabelled, with one warning.
 
 const { runLabelled, requestLabels } = require('../kit/request-labels');
 const { inRange, versionOfValue } = require('../kit/versions');
 const integration = require('./integration');
-const { routeOf } = require('./routes');
+const { routeOf, knowsRoutes } = require('./routes');
 
 // Marks the middleware labels() makes (register's router wrapper defers to
 // it).
@@ -27,7 +28,10 @@ function labels(options = {}) {
   const withRoute = options.route !== false;
   let supported;
   const customlabels = function customlabels(c, next) {
-    if (supported === undefined) supported = inRange(integration, 'hono', versionOfValue(Object.getPrototypeOf(c).constructor, 'hono'));
+    if (supported === undefined) {
+      const version = versionOfValue(Object.getPrototypeOf(c).constructor, 'hono');
+      supported = inRange(integration, 'hono', version) && knowsRoutes(integration, version, c);
+    }
     if (!supported) return next();
     return runLabelled(build, c.req.method, withRoute ? routeOf(c) : undefined, c, next);
   };

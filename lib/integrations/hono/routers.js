@@ -13,7 +13,7 @@
 const { Patcher } = require('../kit/patcher');
 const { hasInternals } = require('../kit/versions');
 const { requestLabels, runLabelled } = require('../kit/request-labels');
-const { routeOf } = require('./routes');
+const { routeOf, knowsRoutes } = require('./routes');
 
 const PACKAGE = 'hono';
 const patcher = new Patcher('hono');
@@ -24,6 +24,7 @@ const kSeen = Symbol.for('customlabels.hono.seen');
 function labelRouters(integration, Router, config, version) {
   const proto = Router.prototype;
   const build = requestLabels({}, config);
+  let supported; // decided at the first request
   const wrap = (fn) => {
     if (fn[kWrapped] === true) return fn;
     const own = fn[kMiddleware] === true;
@@ -31,6 +32,8 @@ function labelRouters(integration, Router, config, version) {
       if (c === null || typeof c !== 'object' || c[kSeen] === true) return fn(c, next);
       c[kSeen] = true;
       if (own) return fn(c, next);
+      if (supported === undefined) supported = knowsRoutes(integration, version, c);
+      if (!supported) return fn(c, next);
       return runLabelled(build, c.req.method, routeOf(c), c, () => fn(c, next));
     };
     wrapped[kWrapped] = true;

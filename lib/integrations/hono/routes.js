@@ -8,23 +8,25 @@
 // '/api/*'); an app.all() or verb route is a route (an app.all('/files/*')
 // route shows UNMATCHED).
 
-const { warnOnce } = require('../../core/warnings');
+const { hasInternals } = require('../kit/versions');
 
 function isMiddleware(route) {
   return route.method === 'ALL' && typeof route.path === 'string' && route.path.endsWith('*');
 }
 
+// Whether requests like `c` tell the routes they matched (c.req.matchedRoutes);
+// warns once if not (`integration`, `version`: for the warning).
+function knowsRoutes(integration, version, c) {
+  return hasInternals(integration, 'hono', version, { 'c.req.matchedRoutes': () => Array.isArray(c.req.matchedRoutes) });
+}
+
 // The matched route's template, or undefined when no route matched.
 function routeOf(c) {
   const routes = c.req.matchedRoutes;
-  if (!Array.isArray(routes)) {
-    warnOnce('hono-unsupported', 'customlabels/hono: this Hono has no c.req.matchedRoutes; requests are labelled route=(unmatched)', 'CUSTOMLABELS_UNSUPPORTED_FRAMEWORK');
-    return undefined;
-  }
   for (let i = 0; i < routes.length; i++) {
     if (!isMiddleware(routes[i])) return routes[i].path;
   }
   return undefined;
 }
 
-module.exports = { routeOf };
+module.exports = { routeOf, knowsRoutes };

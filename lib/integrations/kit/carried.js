@@ -13,6 +13,13 @@ const { PARCA, cutValue: cut, keyFits } = require('./limits');
 const { MAX_LABELS, MAX_KEY_BYTES } = PARCA;
 const hasOwn = Object.prototype.hasOwnProperty;
 const utf8 = new TextDecoder();
+
+// Whether `value` is data a task or job carries labels in: a plain object.
+function isPlainObject(value) {
+  if (typeof value !== 'object' || value === null) return false;
+  const proto = Object.getPrototypeOf(value);
+  return proto === Object.prototype || proto === null;
+}
 // Not carried by default: span ids describe the producer's request, not
 // the consumer's work.
 const TRACE_IDS = Object.freeze(['trace_id', 'span_id', 'local_root_span_id']);
@@ -154,4 +161,4 @@ function mergeCarried(base, ownFn, arg, carried, skip, warn, what) {
   return out;
 }
 
-module.exports = { addLimited, toObject, mergeCarried, parseCarried, TRACE_IDS };
+module.exports = { addLimited, toObject, mergeCarried, parseCarried, isPlainObject, TRACE_IDS };

@@ -199,9 +199,23 @@ function missing(checks) {
   return out;
 }
 
+const unsupported = new Set(); // packages warned about, on this thread
+
+// Whether a version of `pkg` was found unsupported (and said so) here.
+const wasUnsupported = (pkg) => unsupported.has(pkg);
+
 // One warning per package and version: `why` is what is wrong with it.
+// Once per thread, and a worker started after its parent thread warned
+// (the environment data it inherits says so) does not say it again.
 function warnUnsupported(integration, pkg, version, range, why) {
   const found = version === null || version === undefined ? 'of an unknown version' : version;
+  unsupported.add(pkg);
+  const said = `customlabels.unsupported:${pkg}@${found}`;
+  const { isMainThread, getEnvironmentData, setEnvironmentData } = require('node:worker_threads');
+  if (typeof getEnvironmentData === 'function') {
+    if (!isMainThread && getEnvironmentData(said) === true) return;
+    setEnvironmentData(said, true);
+  }
   warnOnce(
     `unsupported:${pkg}@${found}`,
     `customlabels/${integration}: ${pkg} ${found} is not supported (supported: ${pkg} ${range}): ${why}. It is left unpatched: the app runs, and its work there is not labelled.`,
@@ -228,4 +242,4 @@ function hasInternals(integration, pkg, version, checks) {
   return false;
 }
 
-module.exports = { parse, satisfies, parseRange, versionOfFile, fileOfExports, versionOfExports, versionOfValue, missing, warnUnsupported, inRange, hasInternals };
+module.exports = { parse, satisfies, parseRange, versionOfFile, fileOfExports, versionOfExports, versionOfValue, missing, warnUnsupported, wasUnsupported, inRange, hasInternals };

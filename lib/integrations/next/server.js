@@ -2,7 +2,7 @@
 
 // Next.js 15 and 16 (`next start`) (next/integration.js), labelled without OpenTelemetry by
 // customlabels/register alone (Next.js has no place for a line of ours that
-// runs around a request; README "Next.js"):
+// runs around a request; docs/integrations/next.md):
 //
 //   method  every request, from NextNodeServer#handleRequest on
 //   route   the route pattern ('/blog/[slug]', '/api/items/[id]'), never the

@@ -36,8 +36,9 @@
 // change (withLabels) keep what they were opened with; other spans' sets
 // are never touched. The SDK's Span#setAttribute and #setAttributes are
 // wrapped once per span class to learn of the change. The same
-// ids go into the thread's OTEP 4947 thread context record (README "Traces
-// and profiles"), and options.resource into the OTEP 4719 process context.
+// ids go into the thread's OTEP 4947 thread context record
+// (docs/integrations/otel.md), and options.resource into the OTEP 4719
+// process context.
 //
 // @opentelemetry/* packages are peer dependencies: nothing here requires
 // them until a context manager is created without options.contextManager.

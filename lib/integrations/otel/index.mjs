@@ -2,5 +2,5 @@
 // CJS users share one label slot.
 import otel from './index.js';
 
-export const { CustomLabelsContextManager } = otel;
+export const { CustomLabelsContextManager, DEFAULT_ATTRIBUTES } = otel;
 export default otel;

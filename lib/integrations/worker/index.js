@@ -21,14 +21,9 @@ const { withLabels, currentLabels } = require('../../index');
 const errors = require('../../core/errors');
 const { readLabels } = require('../../core/labels');
 const { warnOnce } = require('../../core/warnings');
+const { isPlainObject } = require('../kit/carried');
 
 const LABELS_KEY = '__customlabels';
-
-function isPlainObject(value) {
-  if (typeof value !== 'object' || value === null) return false;
-  const proto = Object.getPrototypeOf(value);
-  return proto === Object.prototype || proto === null;
-}
 
 // The task to send: `task` with the labels current on this thread (or
 // `labels`) attached, or `task` itself when there are none or it cannot
@@ -133,4 +128,4 @@ function handler(fn, options) {
   };
 }
 
-module.exports = { LABELS_KEY, isPlainObject, withTaskLabels, takeTaskLabels, runWithTaskLabels, postMessage, onMessage, run, handler };
+module.exports = { LABELS_KEY, withTaskLabels, takeTaskLabels, runWithTaskLabels, postMessage, onMessage, run, handler };

@@ -12,11 +12,11 @@
 // win).
 
 const path = require('node:path');
-const { runCheckpoints, expectEveryCheckpointSeen, REGISTERED } = require('./harness');
+const { REGISTERED } = require('./harness');
+const e2e = require('./e2e/amqplib');
 const { startRabbitmq, rabbitmqServerPath, missingReason } = require('./rabbitmq-server');
 const { testIf } = require('../helpers');
 
-const fixture = path.join(__dirname, '..', 'fixtures', 'amqplib-app.js');
 const hasBroker = rabbitmqServerPath !== null;
 const brokerTest = testIf(hasBroker, missingReason);
 
@@ -37,34 +37,20 @@ const WIRINGS = {
 };
 
 describe.each(Object.keys(WIRINGS))('amqplib, wired %s', (wiring) => {
-  let run;
-  const events = [];
+  let result;
   beforeAll(async () => {
-    // Warnings are reported in the result event (the fixture's 'warning'
-    // listener), so stderr holds only what should not be there.
-    const env = { NODE_NO_WARNINGS: '1', ...WIRINGS[wiring] };
-    if (hasBroker) run = await runCheckpoints(fixture, { args: [broker.url], env, onEvent: (e) => events.push(e) });
+    if (hasBroker) result = await e2e.run({ url: broker.url, env: WIRINGS[wiring] });
   }, 120000);
 
   brokerTest(`${wiring}: every message was acked once (the requeued one after its redelivery), and the process exited cleanly`, () => {
-    expect(run.stderr).toBe('');
-    expect(run.code).toBe(0);
-    const result = events.find((e) => e.event === 'result');
-    expect(result.redelivered).toEqual(['p0']);
+    expect(result.run.stderr).toBe('');
+    expect(result.run.code).toBe(0);
     // The garbage label data: one warning, the message still consumed.
-    expect(result.warnings).toEqual(['CUSTOMLABELS_MESSAGE_LABELS']);
+    e2e.served(result);
   });
 
   brokerTest(`${wiring}: in each consumer callback, after an await and in the ack path the reader sees the queue and the producer's labels, never its trace id`, () => {
-    const counts = {};
-    for (const cp of run.checkpoints) {
-      const kind = cp.name.replace(/ [a-z0-9-]+$/, '');
-      counts[kind] = (counts[kind] ?? 0) + 1;
-    }
-    // 8 messages, one delivered twice (its first delivery has no ack path).
-    expect(counts).toEqual({ 'consumer callback': 9, 'after an await': 9, 'ack path': 8 });
-    for (const cp of run.checkpoints) expect(cp.expect.trace_id).toBeUndefined();
-    expectEveryCheckpointSeen(run.checkpoints);
+    e2e.checkpoints(result);
   });
 });
 

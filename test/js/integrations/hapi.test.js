@@ -2,44 +2,29 @@
 
 // customlabels/hapi on @hapi/hapi 21, read from outside: at every
 // checkpoint of the request lifecycle the reader, from another process, sees
-// exactly the request's method, route path and tenant on the server thread.
+// exactly the request's method, route path and tenant on the server thread
+// (e2e/hapi.js).
 
-const path = require('node:path');
-const { REGISTERED, serveUnderLoad, expectEveryCheckpointSeen } = require('./harness');
-const { mixedRequests, statusCounts, countOf } = require('./requests');
+const { REGISTERED } = require('./harness');
 const { runNode } = require('../helpers');
-
-const fixture = path.join(__dirname, '..', 'fixtures', 'hapi-app.js');
+const e2e = require('./e2e/hapi');
 
 
 describe.each(['by hand', 'with customlabels/register'])('@hapi/hapi, wired %s', (wiring) => {
-  let run;
-  let responses;
+  let result;
 
   beforeAll(async () => {
-    const env = wiring === 'by hand' ? {} : REGISTERED;
-    ({ run, responses } = await serveUnderLoad(fixture, [], mixedRequests({ user: (t) => `/api/v1/users/${100 + t}`, items: () => '/api/v1/items', fail: '/api/v1/fail' }), 6, env));
+    result = await e2e.run({ env: wiring === 'by hand' ? {} : REGISTERED });
   }, 180000);
 
   test('every request was served and the server stopped cleanly', () => {
-    expect(run.stderr).toBe('');
-    expect(run.code).toBe(0);
-    expect(statusCounts(responses)).toEqual({ 200: 12, 404: 6, 500: 6 });
+    expect(result.run.stderr).toBe('');
+    expect(result.run.code).toBe(0);
+    e2e.served(result);
   });
 
   test('at every lifecycle checkpoint the reader sees exactly that request\'s labels on the server thread', () => {
-    expect(countOf(run, 'onRequest')).toBe(24);
-    expect(countOf(run, 'onPreAuth')).toBe(18); // not for 404s: hapi's notFound route has no lifecycle before its handler
-    expect(countOf(run, 'auth scheme')).toBe(6);
-    expect(countOf(run, 'params validation')).toBe(6);
-    expect(countOf(run, 'pre-handler')).toBe(6);
-    expect(countOf(run, 'handler after awaits')).toBe(6);
-    expect(countOf(run, 'handler after a timer')).toBe(6);
-    expect(countOf(run, 'response validation')).toBe(6);
-    expect(countOf(run, 'handler of a chunked payload')).toBe(6);
-    expect(countOf(run, 'onPreResponse')).toBe(24);
-    expect(countOf(run, 'onPostResponse')).toBe(24);
-    expectEveryCheckpointSeen(run.checkpoints);
+    e2e.checkpoints(result);
   });
 });
 

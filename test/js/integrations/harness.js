@@ -52,7 +52,9 @@ function release(fifo) {
 // in the process `processOf(tid, child)` names (the fixture's by default;
 // BullMQ's sandboxes are processes of their own). The fixture runs in a
 // process group of its own, so a timeout kills what it started too.
-function runCheckpoints(fixture, { args = [], env = {}, node = process.execPath, onEvent = () => {}, processOf = (tid, child) => child.pid, timeoutMs = 120000 } = {}) {
+// The fixture runs under this Node.js, or the one CUSTOMLABELS_FIXTURE_NODE
+// names (test/versions runs releases that need an older line under it).
+function runCheckpoints(fixture, { args = [], env = {}, node = process.env.CUSTOMLABELS_FIXTURE_NODE || process.execPath, onEvent = () => {}, processOf = (tid, child) => child.pid, timeoutMs = 120000 } = {}) {
   return new Promise((resolve, reject) => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'customlabels-checkpoints-'));
     const child = spawn(node, [fixture, ...args], {

@@ -2,14 +2,12 @@
 
 // customlabels/hono on Hono 4 with @hono/node-server 2 and 1, read from
 // outside: at every checkpoint the reader, from another process, sees
-// exactly the request's method, route path and tenant on the server thread.
+// exactly the request's method, route path and tenant on the server thread
+// (e2e/hono.js).
 
-const path = require('node:path');
-const { REGISTERED, serveUnderLoad, expectEveryCheckpointSeen } = require('./harness');
-const { mixedRequests, statusCounts, countOf } = require('./requests');
+const { REGISTERED } = require('./harness');
 const { testIf, runNode } = require('../helpers');
-
-const fixture = path.join(__dirname, '..', 'fixtures', 'hono-app.js');
+const e2e = require('./e2e/hono');
 const major = Number(process.versions.node.split('.')[0]);
 
 
@@ -18,31 +16,21 @@ describe.each([
   ['@hono/node-server1', true, 'by hand'],
   ['@hono/node-server1', true, 'with customlabels/register'],
 ])('hono on %s, wired %s', (serverModule, runs, wiring) => {
-  let run;
-  let responses;
+  let result;
   const testHere = testIf(runs, '@hono/node-server 2 needs Node.js >= 20');
 
   beforeAll(async () => {
-    const env = wiring === 'by hand' ? {} : REGISTERED;
-    if (runs) ({ run, responses } = await serveUnderLoad(fixture, [serverModule], mixedRequests({ user: (t) => `/api/v1/users/${100 + t}`, items: () => '/api/v1/items', fail: '/fail' }), 6, env));
+    if (runs) result = await e2e.run({ server: serverModule, env: wiring === 'by hand' ? {} : REGISTERED });
   }, 180000);
 
   testHere(`hono on ${serverModule}: every request was served and the server closed cleanly`, () => {
-    expect(run.stderr).toBe('');
-    expect(run.code).toBe(0);
-    expect(statusCounts(responses)).toEqual({ 200: 12, 404: 6, 500: 6 });
+    expect(result.run.stderr).toBe('');
+    expect(result.run.code).toBe(0);
+    e2e.served(result);
   });
 
   testHere(`hono on ${serverModule}: at every checkpoint the reader sees exactly that request's labels on the server thread`, () => {
-    expect(countOf(run, 'app middleware before next')).toBe(24);
-    expect(countOf(run, 'app middleware after next')).toBe(24);
-    expect(countOf(run, 'sub-app middleware')).toBe(6);
-    expect(countOf(run, 'user handler after awaits')).toBe(6);
-    expect(countOf(run, 'user handler after a timer')).toBe(6);
-    expect(countOf(run, 'items handler after a chunked body')).toBe(6);
-    expect(countOf(run, 'onError')).toBe(6);
-    expect(countOf(run, 'notFound')).toBe(6);
-    expectEveryCheckpointSeen(run.checkpoints);
+    e2e.checkpoints(result);
   });
 });
 

@@ -3,14 +3,13 @@
 // customlabels/koa on Koa 3 and 2 with @koa/router (15 and 12) and
 // koa-router, read from outside: at every checkpoint the reader, from
 // another process, sees exactly the request's method, route template and
-// tenant on the server's thread (or nothing, upstream of labels()).
+// tenant on the server's thread (or nothing, upstream of labels());
+// e2e/koa.js.
 
-const path = require('node:path');
-const { REGISTERED, asPackage, serveUnderLoad, expectEveryCheckpointSeen } = require('./harness');
-const { mixedRequests, statusCounts, countOf } = require('./requests');
+const { REGISTERED, asPackage } = require('./harness');
 const { testIf } = require('../helpers');
+const e2e = require('./e2e/koa');
 
-const fixture = path.join(__dirname, '..', 'fixtures', 'koa-app.js');
 const major = Number(process.versions.node.split('.')[0]);
 
 
@@ -27,35 +26,23 @@ const combos = [
 ];
 
 describe.each(combos)('%s with %s, wired %s', (koaModule, routerModule, runs, wiring) => {
-  let run;
-  let responses;
+  let result;
   const testHere = testIf(runs, '@koa/router 15 needs Node.js >= 20');
 
   beforeAll(async () => {
     const registered = wiring !== 'by hand';
     const as = (alias, name) => (registered && alias !== name ? asPackage(alias, name) : alias);
-    const modules = [as(koaModule, 'koa'), as(routerModule, routerModule.replace(/\d+$/, ''))];
-    if (runs) ({ run, responses } = await serveUnderLoad(fixture, modules, mixedRequests({ user: (t) => `/api/v1/users/${100 + t}`, items: (t) => `/api/v1/items/k${t}`, fail: '/api/v1/fail', itemCount: null }), 6, registered ? REGISTERED : {}));
+    if (runs) result = await e2e.run({ koa: as(koaModule, 'koa'), router: as(routerModule, routerModule.replace(/\d+$/, '')), env: registered ? REGISTERED : {} });
   }, 180000);
 
   testHere(`${koaModule} with ${routerModule}: every request was served and the app exited cleanly`, () => {
-    expect(run.stderr).toBe('');
-    expect(run.code).toBe(0);
-    expect(statusCounts(responses)).toEqual({ 200: 12, 404: 6, 500: 6 });
+    expect(result.run.stderr).toBe('');
+    expect(result.run.code).toBe(0);
+    e2e.served(result);
   });
 
   testHere(`${koaModule} with ${routerModule}: at every checkpoint the reader sees exactly that request's labels on the server thread`, () => {
-    expect(countOf(run, 'upstream middleware')).toBe(24);
-    expect(countOf(run, 'upstream after next')).toBe(18);
-    expect(countOf(run, 'router middleware')).toBe(18);
-    expect(countOf(run, 'param callback')).toBe(6);
-    expect(countOf(run, 'route middleware')).toBe(6);
-    expect(countOf(run, 'user handler after awaits')).toBe(6);
-    expect(countOf(run, 'items timer')).toBe(6);
-    expect(countOf(run, 'items catch')).toBe(6);
-    expect(countOf(run, 'app error middleware')).toBe(6);
-    expect(countOf(run, '404 fallback')).toBe(6);
-    expectEveryCheckpointSeen(run.checkpoints);
+    e2e.checkpoints(result);
   });
 });
 

@@ -225,7 +225,7 @@ test('register requires no framework itself: a plain script loads nothing it doe
   expect(JSON.parse(r.stdout)).toEqual([]);
 });
 
-// module.registerHooks costs every module load (README "Set up in one
+// module.registerHooks costs every module load (docs/register.md "Set up in one
 // line"): register installs it only for an ES module entry with a package
 // installed whose own ESM build it must see (here a stand-in for Hono).
 // (Without module.registerHooks, Node < 22.15, never.)

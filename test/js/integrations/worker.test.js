@@ -5,22 +5,22 @@
 // Piscina pool, under the sender's labels merged with the worker's own; the
 // reader sees them from outside on the worker's thread.
 
-const path = require('node:path');
-const { runCheckpoints } = require('./harness');
 const { testIf } = require('../helpers');
+const e2e = require('./e2e/worker');
 const worker = require('../../../lib/integrations/worker');
 const { withLabels } = require('../../..');
 
-const fixture = path.join(__dirname, '..', 'fixtures', 'worker-app.js');
 const [major, minor] = process.versions.node.split('.').map(Number);
 const piscinaRuns = major >= 20; // Piscina 5 needs Node.js >= 20
 
 describe('tasks read from outside', () => {
+  let result;
   let run;
-  const n = 9;
+  const n = e2e.N;
 
   beforeAll(async () => {
-    run = await runCheckpoints(fixture, { args: [String(n), piscinaRuns ? 'piscina' : 'no-piscina'] });
+    result = await e2e.run({ piscina: piscinaRuns });
+    ({ run } = result);
   }, 180000);
 
   test('the fixture ran every task and exited cleanly', () => {
@@ -29,33 +29,18 @@ describe('tasks read from outside', () => {
   });
 
   test('raw workers: each task runs under its sender\'s labels on the worker thread', () => {
-    const raw = run.checkpoints.filter((c) => /^task (raw|port)\d+$/.test(c.name));
-    expect(raw).toHaveLength(2 * n);
-    for (const cp of raw) {
-      expect(cp.tid).not.toBe(cp.pid);
-      expect({ name: cp.name, tid: cp.seen.row.tid, labels: cp.seen.row.labels }).toEqual({ name: cp.name, tid: cp.tid, labels: cp.expect });
-    }
+    e2e.tasksSeen(result, /^task (raw|port)\d+$/, 2 * n);
     const unlabelled = run.checkpoints.find((c) => c.name === 'task unlabelled');
     expect(unlabelled.seen.row.labels).toEqual({ thread: 'raw-worker' });
   });
 
   testIf(piscinaRuns, 'Piscina 5 needs Node.js >= 20')('Piscina: each task runs under its sender\'s labels on a pool thread', () => {
-    const tasks = run.checkpoints.filter((c) => /^task piscina\d+$/.test(c.name));
-    expect(tasks).toHaveLength(n);
+    const tasks = e2e.tasksSeen(result, /^task piscina\d+$/, n);
     expect(new Set(tasks.map((c) => c.tid)).size).toBeGreaterThanOrEqual(1);
-    for (const cp of tasks) {
-      expect(cp.tid).not.toBe(cp.pid);
-      expect({ name: cp.name, tid: cp.seen.row.tid, labels: cp.seen.row.labels }).toEqual({ name: cp.name, tid: cp.tid, labels: cp.expect });
-    }
   });
 
   test('the main thread keeps its labels after each task', () => {
-    const main = run.checkpoints.filter((c) => c.name.startsWith('main after task'));
-    expect(main).toHaveLength(n);
-    for (const cp of main) {
-      expect(cp.tid).toBe(cp.pid);
-      expect(cp.seen.row.labels).toEqual(cp.expect);
-    }
+    e2e.mainSeen(result);
   });
 
   test('a receiver that does not use the helpers gets its task with one extra plain-data property', () => {

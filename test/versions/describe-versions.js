@@ -1,0 +1,167 @@
+'use strict';
+
+// The tests of one integration's versions (test/versions/<integration>.test.js):
+// every entry of the matrix for it (test/versions/matrix.js) is installed
+// into the cache (test/versions/cache.js) and its end-to-end test
+// (test/versions/suites.js) run with those packages in place
+// (test/versions/overlay.js), read from outside:
+// - a supported version, by hand and with customlabels/register, hooks on
+//   and off: every request answered as without customlabels, and at every
+//   checkpoint exactly the labels the fixture expects;
+// - a version outside the range, or a double whose private name moved, by
+//   hand and with register: the app starts and serves with one
+//   CUSTOMLABELS_UNSUPPORTED_FRAMEWORK warning naming the package, the
+//   version found and the range, and no checkpoint shows a label it should
+//   not (each one it shows is the request's own; a route never known
+//   shows as (unmatched), or not at all).
+
+const path = require('node:path');
+const { nodeDir } = require('../../scripts/node-versions');
+const { MATRIX } = require('./matrix');
+const { SUITES } = require('./suites');
+const { installAll, versionIn } = require('./cache');
+const TABLE = require('../../lib/integrations');
+const { satisfies } = require('../../lib/integrations/kit/versions');
+
+const overlay = path.join(__dirname, 'overlay.js');
+const UNMATCHED = '(unmatched)';
+
+// How an entry is named in test titles and the docs: its packages and
+// versions ('express 5.0.0 (router 2.0.0)').
+function labelOf(entry) {
+  const [main, ...rest] = Object.entries(entry.set.packages);
+  const extra = [...rest, ...Object.entries(entry.set.overrides ?? {})].map(([p, v]) => `${p} ${v}`);
+  return `${main[0]} ${main[1]}${extra.length ? ` (${extra.join(', ')})` : ''}${entry.set.double ? ` with ${entry.set.double.renames} moved` : ''}`;
+}
+
+function modesOf(entry, suite) {
+  const wirings = entry.wirings ?? suite.wirings ?? ['by hand', 'register'];
+  const hooks = entry.expect === 'unsupported' ? ['on'] : ['on', 'off'];
+  return wirings.flatMap((wiring) => hooks.map((h) => [wiring, h]));
+}
+
+// Releases that do not run on Node.js 24 (they read res._headers, which 24
+// removed) run under 22, with AsyncContextFrame on (hooks off needs it).
+// Deprecation warnings of old releases (their dependencies' use of punycode,
+// res._headers) are silenced: they are not customlabels', whose warnings
+// are not deprecations and still show.
+const NODE_22_FLAGS = ['--experimental-async-context-frame'];
+
+function envFor(entry, dir, wiring, hooks) {
+  const flags = [...(entry.node === 22 ? NODE_22_FLAGS : []), '--no-deprecation'];
+  const env = {
+    CUSTOMLABELS_VERSIONS_DIR: dir,
+    CUSTOMLABELS_VERSIONS_PACKAGES: JSON.stringify(Object.keys(entry.set.packages)),
+    NODE_OPTIONS: [...flags, '--require', overlay, ...(wiring === 'register' ? ['--require', 'customlabels/register'] : [])].join(' '),
+  };
+  if (hooks === 'off') env.CUSTOMLABELS_HOOKS = '0';
+  if (wiring === 'register') Object.assign(env, { CUSTOMLABELS_FIXTURE_WIRING: 'register', CUSTOMLABELS_HEADERS: 'x-tenant=tenant' });
+  return env;
+}
+
+// The warnings of a run's stderr: [{ code, message }].
+function stderrWarnings(stderr) {
+  return [...stderr.matchAll(/\(node:\d+\) \[(\w+)\] Warning: (.*)/g)].map((m) => ({ code: m[1], message: m[2] }));
+}
+
+// A run's warnings: those the fixture recorded (it then leaves stderr for
+// what should not be there), else those of its stderr, which must hold
+// nothing else.
+function warningsOf(suite, result) {
+  if (suite.warnings === undefined) {
+    const lines = result.run.stderr.split('\n').filter((l) => l !== '' && !l.startsWith('(Use `node --trace-warnings'));
+    expect(lines.filter((l) => !/^\(node:\d+\) \[\w+\] Warning: /.test(l))).toEqual([]);
+    return stderrWarnings(result.run.stderr);
+  }
+  expect(result.run.stderr).toBe('');
+  return suite.warnings(result);
+}
+
+// Whether `seen` (labels a reader saw) shows, of the labels the integration
+// publishes (`published`), nothing but what `expected` holds; a route the
+// integration could not know may be UNMATCHED or absent.
+function noWrongLabel(seen, expected, published) {
+  if (seen === null || seen === undefined) return true;
+  for (const [key, value] of Object.entries(seen)) {
+    if (!published.includes(key)) continue;
+    if (expected !== null && expected !== undefined && expected[key] === value) continue;
+    if (key === 'route' && value === UNMATCHED) continue;
+    return false;
+  }
+  return true;
+}
+
+// The package an unsupported entry is about: the one doubled, or the one
+// whose version is outside the integration's range.
+function subjectOf(entry) {
+  if (entry.set.double !== undefined) return entry.set.double.package;
+  const integration = TABLE.find((i) => i.name === entry.integration);
+  return Object.keys(entry.set.packages).find((p) => integration.packages[p] !== undefined && !satisfies(entry.set.packages[p], integration.packages[p]));
+}
+
+function describeVersions(name, context = {}) {
+  const entries = MATRIX.filter((e) => e.integration === name);
+  const suite = SUITES[name];
+  const integration = TABLE.find((i) => i.name === name);
+  let dirs;
+
+  beforeAll(async () => {
+    dirs = await installAll(entries.map((e) => e.set));
+  }, 1200000);
+
+  for (const entry of entries) {
+    const on = entry.node === undefined ? '' : `, on Node.js ${entry.node}`;
+    describe(`${name}: ${labelOf(entry)}${entry.expect === 'unsupported' ? ', not supported' : ''}${on} (${entry.why})`, () => {
+      for (const [wiring, hooks] of modesOf(entry, suite)) {
+        describe(`wired ${wiring}, hooks ${hooks}`, () => {
+          let result;
+          beforeAll(async () => {
+            const dir = dirs.get(entry.set);
+            if (entry.node !== undefined) process.env.CUSTOMLABELS_FIXTURE_NODE = path.join(nodeDir(entry.node), 'bin', 'node');
+            try {
+              result = await suite.run(entry, envFor(entry, dir, wiring, hooks), { ...context, wiring });
+            } finally {
+              delete process.env.CUSTOMLABELS_FIXTURE_NODE;
+            }
+          }, 400000);
+
+          if (entry.expect !== 'unsupported') {
+            test('every request is answered as without customlabels, and the app exits cleanly', () => {
+              expect(result.run.stderr).toBe('');
+              expect(result.run.code).toBe(0);
+              suite.served(result, entry, { wiring, unsupported: false });
+            });
+            test('at every checkpoint the reader sees exactly the labels of its work, from outside', () => {
+              suite.checkpoints(result, entry, { wiring });
+              // Hooks off means off: labels found by the walk, never the TLS pointer.
+              for (const cp of result.run.checkpoints) expect({ name: cp.name, hooks: cp.hooks }).toEqual({ name: cp.name, hooks: hooks === 'on' });
+            });
+          } else {
+            test('one CUSTOMLABELS_UNSUPPORTED_FRAMEWORK warning names the package, the version found and the range; the app serves and exits cleanly', () => {
+              const pkg = subjectOf(entry);
+              const version = versionIn(dirs.get(entry.set), pkg);
+              const warnings = warningsOf(suite, result).filter((w) => w.code === 'CUSTOMLABELS_UNSUPPORTED_FRAMEWORK');
+              expect(warnings).toEqual([
+                {
+                  code: 'CUSTOMLABELS_UNSUPPORTED_FRAMEWORK',
+                  message: expect.stringContaining(`customlabels/${name}: ${pkg} ${version} is not supported (supported: ${pkg} ${integration.packages[pkg]})`),
+                },
+              ]);
+              expect(result.run.code).toBe(0);
+              suite.served(result, entry, { wiring, unsupported: true });
+            });
+            test('no checkpoint shows a label of the integration that is not its own', () => {
+              expect(result.run.checkpoints.length).toBeGreaterThan(0);
+              for (const cp of result.run.checkpoints) {
+                const seen = cp.seen.row === null ? null : cp.seen.row.labels;
+                expect({ name: cp.name, ok: noWrongLabel(seen, cp.expect, suite.published), seen }).toEqual({ name: cp.name, ok: true, seen });
+              }
+            });
+          }
+        });
+      }
+    });
+  }
+}
+
+module.exports = { describeVersions, labelOf, modesOf, noWrongLabel };

@@ -1,0 +1,8 @@
+'use strict';
+
+// The fastify integration on every version its range claims, one just outside
+// and one whose private name moved (test/versions/describe-versions.js).
+
+const { describeVersions } = require('./describe-versions');
+
+describeVersions('fastify');
