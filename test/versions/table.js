@@ -18,7 +18,8 @@ function resolvedOf(entry, dir) {
       return null;
     }
   };
-  const extra = entry.integration === 'express' && read('router') !== null ? [`router ${read('router')}`] : [];
+  const pinned = entry.set.overrides !== undefined && entry.set.overrides.router !== undefined;
+  const extra = entry.integration === 'express' && !pinned && read('router') !== null ? [`router ${read('router')}`] : [];
   return extra;
 }
 
