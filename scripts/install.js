@@ -28,7 +28,7 @@ const root = path.join(__dirname, '..');
 
 function loads(file) {
   const probe = `const b = require(${JSON.stringify(file)}); process.exit(b.protocolVersion === require(${JSON.stringify(
-    path.join(root, 'lib', 'protocol.js'),
+    path.join(root, 'lib', 'core', 'protocol.js'),
   )}).PROTOCOL_VERSION ? 0 : 1)`;
   return spawnSync(process.execPath, ['-e', probe], { stdio: 'ignore', timeout: 30000 }).status === 0;
 }
