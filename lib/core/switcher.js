@@ -17,19 +17,25 @@
 //   AsyncResource (runInAsyncScope, bound functions, EventEmitterAsyncResource),
 //   which keeps its frame on itself. Until an asynchronous probe has seen
 //   this on the running Node.js, the store is recorded on every resource in
-//   `init` and read back in `before` ('resource-init+promise-hooks'); once
-//   it has, the switch is 'frame-before': no `init` hook, promises switched
-//   by a `before` hook alone, other resources by `before` (an AsyncResource
-//   read through its frame) and `after`.
+//   `init` and read back in `before` ('resource-init+promise-hooks'). At
+//   the first microtask checkpoint the probe has seen a promise reaction,
+//   and promises switch by a `before` hook alone from then on
+//   ('resource-init+promise-before': an `await` costs what it will cost
+//   settled, however long the first stretch of microtasks runs); once the
+//   event loop has turned and the probe has seen every other kind, the
+//   switch is 'frame-before': no `init` hook either, other resources
+//   switched by `before` (an AsyncResource read through its frame) and
+//   `after`.
 //
 // Every `before` of a non-promise resource pushes what was installed and
 // the matching `after` restores it, so a nested scope (runInAsyncScope
 // inside a labelled scope) gives the caller its labels back. Promise
 // reactions never nest (V8 runs them only from an empty stack), so in
-// 'frame-before' they have no `after`: the labels of the last one stay
-// installed until the next switch, or until the thread's event loop is about
-// to wait for I/O, when the addon clears them (binding.clearWhenIdle(), a
-// libuv prepare handle): a thread idle in the event loop shows no labels.
+// 'frame-before' (and the step before it) they have no `after`: the labels
+// of the last one stay installed until the next switch, or until the
+// thread's event loop is about to wait for I/O, when the addon clears them
+// (binding.clearWhenIdle(), a libuv prepare handle): a thread idle in the
+// event loop shows no labels.
 // docs/how-it-works.md lists where a sample can so see the previous
 // continuation's labels, and for how long.
 //
@@ -92,9 +98,13 @@ function probe() {
 
 // Asynchronous, once, where the store is not visible in `before` for an
 // AsyncResource: whether it is for everything else that calls back (a
-// promise reaction, an immediate, a timer, a tick, a native callback);
-// calls `done(true)` if every one saw it, `done(false)` otherwise.
-function probeCallbacks(done) {
+// promise reaction, an immediate, a timer, a tick, a native callback).
+// Calls `promise(ok)` from the first promise reaction (at the first
+// microtask checkpoint) and `all(ok)` once every kind has called back, `ok`
+// being whether each one saw the store. Its async_hooks hook leaves
+// promises out (trackPromises: false), so while it waits for the event loop
+// to turn, an `await` pays only for the switch.
+function probeCallbacks({ promise, all }) {
   const storage = new AsyncLocalStorage();
   const token = {};
   let inBefore;
@@ -102,6 +112,7 @@ function probeCallbacks(done) {
     before() {
       inBefore = storage.getStore();
     },
+    trackPromises: false,
   });
   const promiseHook = v8.promiseHooks.onBefore(() => {
     inBefore = storage.getStore();
@@ -110,13 +121,17 @@ function probeCallbacks(done) {
   const seen = new Set();
   let failed = false;
   const check = (kind) => {
-    if (inBefore !== token) failed = true;
+    const ok = inBefore === token;
+    if (!ok) failed = true;
     seen.add(kind);
+    if (kind === 'promise') {
+      promiseHook();
+      promise(ok);
+    }
     if (seen.size < kinds.length) return;
     hook.disable();
-    promiseHook();
     storage.disable();
-    done(!failed);
+    all(!failed);
   };
   hook.enable();
   storage.run(token, () => {
@@ -178,32 +193,39 @@ function createSwitcher(als, publisher, binding) {
     };
   }
 
+  // 'resource-init': the store recorded on every resource at `init` and
+  // read back in its `before`. `saved()` is what the matching `after` gives
+  // back: `current` until the idle clear starts, the slot's own set after.
+  const kLabels = Symbol('customlabels.labels');
+  function resourceInit(saved) {
+    return createHook({
+      init(asyncId, type, triggerAsyncId, resource) {
+        const set = als.getStore();
+        // Unlabelled resources get no property (a reused one is reset).
+        if (set === undefined && resource[kLabels] === undefined) return;
+        try {
+          resource[kLabels] = set;
+        } catch {
+          // A frozen resource keeps no labels: its callbacks run unlabelled.
+        }
+      },
+      before() {
+        stack.push(saved());
+        const set = executionAsyncResource()[kLabels];
+        publisher.install(set === undefined ? null : set);
+      },
+      after: restore,
+      trackPromises: false,
+    });
+  }
+
   function setup() {
     const found = probe();
     const { frameSymbol, ...shown } = found;
     if (found.storeVisibleInBefore) {
       hook = createHook({ before: switchToStore, after: restore });
     } else {
-      const kLabels = Symbol('customlabels.labels');
-      hook = createHook({
-        init(asyncId, type, triggerAsyncId, resource) {
-          const set = als.getStore();
-          // Unlabelled resources get no property (a reused one is reset).
-          if (set === undefined && resource[kLabels] === undefined) return;
-          try {
-            resource[kLabels] = set;
-          } catch {
-            // A frozen resource keeps no labels: its callbacks run unlabelled.
-          }
-        },
-        before() {
-          stack.push(publisher.current);
-          const set = executionAsyncResource()[kLabels];
-          publisher.install(set === undefined ? null : set);
-        },
-        after: restore,
-        trackPromises: false,
-      });
+      hook = resourceInit(() => publisher.current);
       if (!found.asyncHooksTrackPromises) {
         promiseHooks = { before: switchToStore, after: restore };
       }
@@ -232,19 +254,44 @@ function createSwitcher(als, publisher, binding) {
     }
   }
 
-  // Runs from a promise reaction (no callback's `before` is open, so the
-  // stack is empty), after probeCallbacks saw every kind of callback.
-  function upgrade({ frameSymbol }) {
-    if (!binding.clearWhenIdle()) return;
+  // The switch replaces `hook` and the promise hooks in two steps, each
+  // from a promise reaction (no callback's `before` is open then, and the
+  // old promise hooks' `after` of this very reaction will not run, so the
+  // stack is emptied). First, as soon as the probe's promise reaction saw
+  // the store: promises switch by a `before` alone, the idle clear starts,
+  // other resources keep 'resource-init' ('resource-init+promise-before').
+  // Then, once every other kind of callback was seen: 'frame-before'.
+  function switchPromises() {
+    if (!binding.clearWhenIdle()) return false;
     hook.disable();
     stopPromiseHooks();
-    // The old promise hooks' `after` of this very reaction will not run.
+    stack.length = 0;
+    hook = resourceInit(() => publisher.installed());
+    hook.enable();
+    stopPromiseHooks = v8.promiseHooks.onBefore(switchPromise);
+    mode.strategy = 'resource-init+promise-before';
+    mode.clearsWhenIdle = true;
+    return true;
+  }
+
+  function switchResources({ frameSymbol }) {
+    hook.disable();
     stack.length = 0;
     hook = createHook({ before: frameBefore(frameSymbol), after: restore, trackPromises: false });
     hook.enable();
-    stopPromiseHooks = v8.promiseHooks.onBefore(switchPromise);
     mode.strategy = 'frame-before';
-    mode.clearsWhenIdle = true;
+  }
+
+  function startProbes(pending) {
+    let promisesSwitched = false;
+    probeCallbacks({
+      promise(ok) {
+        if (ok) promisesSwitched = switchPromises();
+      },
+      all(ok) {
+        if (ok && promisesSwitched) Promise.resolve(pending).then(switchResources);
+      },
+    });
   }
 
   let enabled = false;
@@ -266,9 +313,7 @@ function createSwitcher(als, publisher, binding) {
       if (mode.upgrade !== undefined) {
         const pending = mode.upgrade;
         delete mode.upgrade;
-        probeCallbacks((ok) => {
-          if (ok) Promise.resolve(pending).then(upgrade);
-        });
+        startProbes(pending);
       }
     },
   };

@@ -424,6 +424,39 @@ describe('the switch', () => {
     expect(JSON.parse(r.stdout)).toEqual(upgrades ? [old, 'frame-before', true] : [old, old, false]);
   });
 
+  // A program whose first labelled work is a long stretch of microtasks (a
+  // batch job, a CPU-bound task) runs it with the settled promise switch:
+  // the probe switches promises at the first microtask checkpoint, before
+  // the event loop turns. The labels stay exact there, nested scopes too.
+  test(upgrades ? "switches promises by `before` alone from the first microtask checkpoint, before the loop turns" : `stays '${old}' through a first stretch of microtasks`, async () => {
+    const r = await runNode(`const cl = require('.');
+      const { AsyncResource } = require('node:async_hooks');
+      const seen = [];
+      cl.withLabels({ job: 'batch' }, async () => {
+        seen.push(cl.strategy().strategy);
+        const other = cl.withLabels({ job: 'other' }, () => new AsyncResource('Nested'));
+        for (let i = 0; i < 1000; i++) await null;
+        seen.push(cl.strategy().strategy, cl.strategy().clearsWhenIdle, cl.currentLabels());
+        seen.push(other.runInAsyncScope(() => cl.currentLabels()), cl.currentLabels());
+        setImmediate(() => {
+          seen.push(cl.currentLabels());
+          setTimeout(() => {
+            seen.push(cl.strategy().strategy, cl.currentLabels());
+            console.log(JSON.stringify(seen));
+          }, 20);
+        });
+      });`, { env: { ...hooksOn, CUSTOMLABELS_SWITCH: '' } });
+    expect(r.stderr).toBe('');
+    const stretch = upgrades ? 'resource-init+promise-before' : old;
+    expect(JSON.parse(r.stdout)).toEqual([
+      old,
+      stretch, upgrades, { job: 'batch' },
+      { job: 'other' }, { job: 'batch' },
+      { job: 'batch' },
+      upgrades ? 'frame-before' : old, { job: 'batch' },
+    ]);
+  });
+
   test('CUSTOMLABELS_SWITCH=resource-init keeps the switch that records the store on every resource', async () => {
     const r = await runNode(settle, { env: { ...hooksOn, CUSTOMLABELS_SWITCH: 'resource-init' } });
     expect(r.stderr).toBe('');
