@@ -1,7 +1,8 @@
 'use strict';
 
 // The one instance of customlabels per loaded addon and thread: the public
-// API and the trace scopes customlabels/otel uses. The thread has one
+// API, the trace scopes customlabels/otel uses and the mirrors
+// customlabels/pprof uses. The thread has one
 // `custom_labels_current_set`, so every copy of this package that uses the
 // same addon (another version in node_modules, bundlers, Jest's per-file
 // module registries) must share one switcher and one AsyncLocalStorage. The
@@ -13,15 +14,18 @@
 const { createApi, createUnsupportedApi } = require('./api');
 const { createThread } = require('./thread');
 const { createTraceScopes, unsupportedTraceScopes } = require('./trace-scopes');
+const { createMirrors, unsupportedMirrors } = require('./mirrors');
 
 const kInstance = Symbol.for('customlabels.instance');
 
 // A new instance over `binding` (null: none; info.reason says why), for
 // instanceOf and for tests that give it a binding of their own.
 function createInstance(binding, info = {}) {
-  if (binding === null) return Object.freeze({ api: createUnsupportedApi(info.reason ?? 'no native addon'), traceScopes: unsupportedTraceScopes });
+  if (binding === null) {
+    return Object.freeze({ api: createUnsupportedApi(info.reason ?? 'no native addon'), traceScopes: unsupportedTraceScopes, mirrors: unsupportedMirrors });
+  }
   const thread = createThread(binding);
-  return Object.freeze({ api: createApi(thread, info), traceScopes: createTraceScopes(thread) });
+  return Object.freeze({ api: createApi(thread, info), traceScopes: createTraceScopes(thread), mirrors: createMirrors(thread) });
 }
 
 // The instance of `loaded` (lib/core/binding.js loadBinding()): the one on

@@ -4,8 +4,9 @@
 // and the trace scopes customlabels/otel uses (lib/core/trace-scopes.js):
 // the private AsyncLocalStorage whose store is the current label set, the
 // reader and caches that turn labels into sets, the publisher of the TLS
-// pointers, the switcher that keeps them current, and the thread's mode,
-// decided at its first scope (lib/core/mode.js).
+// pointers, the switcher that keeps them current, the thread's mode,
+// decided at its first scope (lib/core/mode.js), and how scopes make their
+// frames where another context carrier follows them (lib/core/mirrors.js).
 
 const { AsyncLocalStorage } = require('node:async_hooks');
 const { isMainThread } = require('node:worker_threads');
@@ -34,6 +35,10 @@ function createThread(binding, env = process.env) {
 
   let hooksOption; // configure({ hooks }) on this thread, if called
   let mode = null;
+  let framer = null; // { frames, add } (setFramer)
+
+  const run = (store, fn) => (framer === null ? als.run(store, fn) : framer.frames.run(als, store, fn, framer.add));
+  const enterWith = (store) => (framer === null ? als.enterWith(store) : framer.frames.enter(als, store, framer.add));
 
   const thread = {
     binding,
@@ -101,12 +106,12 @@ function createThread(binding, env = process.env) {
     // Runs fn with `next` installed and as the store of its continuations.
     // Without hooks only the store: V8 carries it, readers walk to it.
     runWith(next, fn) {
-      if (thread.mode().hooks === false) return als.run(storeOf(next), fn);
+      if (thread.mode().hooks === false) return run(storeOf(next), fn);
       switcher.enable();
       const prev = publisher.installed();
       publisher.install(next);
       try {
-        return als.run(storeOf(next), fn);
+        return run(storeOf(next), fn);
       } finally {
         publisher.install(prev);
       }
@@ -118,17 +123,24 @@ function createThread(binding, env = process.env) {
     enter(next) {
       const store = als.getStore();
       if (thread.mode().hooks === false) {
-        als.enterWith(storeOf(next));
-        return () => als.enterWith(store);
+        enterWith(storeOf(next));
+        return () => enterWith(store);
       }
       switcher.enable();
       const prev = publisher.installed();
-      als.enterWith(storeOf(next));
+      enterWith(storeOf(next));
       publisher.install(next);
       return () => {
-        als.enterWith(store);
+        enterWith(store);
         publisher.install(prev);
       };
+    },
+
+    // Scopes make their frames with `frames` (lib/core/frames.js), each
+    // given add(frame, store)'s entries (lib/core/mirrors.js); add null:
+    // as AsyncLocalStorage makes them.
+    setFramer(frames, add) {
+      framer = add === null ? null : { frames, add };
     },
   };
   return thread;

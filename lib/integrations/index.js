@@ -20,4 +20,5 @@ module.exports = Object.freeze([
   require('./grpc/integration'),
   require('./amqplib/integration'),
   require('./worker/integration'),
+  require('./pprof/integration'),
 ]);

@@ -24,9 +24,18 @@ function subscribe(name, fn) {
 
 // Applies `reach` of `integration` to `target` (what was loaded or
 // published) at `version`; returns what patch() returns.
+// Outside the range: the reach's outside(), where it has one, undoes what
+// another reach did for it.
 function apply(integration, reach, target, file, version, config) {
   const { inRange, warnUnsupported } = require('../integrations/kit/versions');
-  if (!inRange(integration, reach.package, version)) return undefined;
+  if (!inRange(integration, reach.package, version)) {
+    try {
+      if (typeof reach.outside === 'function') reach.outside(target, { version, file, config });
+    } catch {
+      // left as it is
+    }
+    return undefined;
+  }
   try {
     return reach.patch(target, { version, file, config });
   } catch (err) {

@@ -17,7 +17,7 @@
 //   have no control characters but their newlines.
 //
 // clang-format off
-// fuzz-sources: src/reader/label_set_decoder.cc src/reader/label_views.cc src/reader/memory_image.cc src/reader/format.cc src/reader/reader_profiles.cc src/reader/report.cc src/reader/sample_table.cc src/reader/abi_reader.cc src/reader/process.cc src/reader/elf_file.cc src/reader/file_bytes.cc src/reader/otel_record.cc src/reader/otel_report.cc src/reader/process_context.cc src/reader/any_value.cc src/reader/protobuf_reader.cc src/reader/node_walk.cc src/core/node_walk.cc src/reader/parca_lookup.cc src/reader/reader_lookups.cc
+// fuzz-sources: src/reader/label_set_decoder.cc src/reader/label_views.cc src/reader/memory_image.cc src/reader/format.cc src/reader/reader_profiles.cc src/reader/report.cc src/reader/sample_table.cc src/reader/abi_reader.cc src/reader/abi_names.cc src/reader/process.cc src/reader/elf_file.cc src/reader/file_bytes.cc src/reader/otel_record.cc src/reader/otel_report.cc src/reader/process_context.cc src/reader/any_value.cc src/reader/protobuf_reader.cc src/reader/node_walk.cc src/core/node_walk.cc src/reader/parca_lookup.cc src/reader/reader_lookups.cc
 // clang-format on
 #include <elf.h>
 

@@ -11,7 +11,7 @@
 // exist only where such a table answered.
 //
 // clang-format off
-// fuzz-sources: src/reader/elf_file.cc src/reader/elf_checks.cc src/reader/file_bytes.cc src/reader/memory_image.cc src/reader/abi_reader.cc src/reader/process.cc src/reader/label_set_decoder.cc src/reader/format.cc src/reader/label_views.cc src/reader/reader_profiles.cc src/reader/otel_record.cc src/reader/node_walk.cc src/core/node_walk.cc src/reader/parca_lookup.cc src/reader/reader_lookups.cc
+// fuzz-sources: src/reader/elf_file.cc src/reader/elf_checks.cc src/reader/file_bytes.cc src/reader/memory_image.cc src/reader/abi_reader.cc src/reader/abi_names.cc src/reader/process.cc src/reader/label_set_decoder.cc src/reader/format.cc src/reader/label_views.cc src/reader/reader_profiles.cc src/reader/otel_record.cc src/reader/node_walk.cc src/core/node_walk.cc src/reader/parca_lookup.cc src/reader/reader_lookups.cc
 // clang-format on
 #include <elf.h>
 

@@ -20,7 +20,7 @@
 // - the same input walks the same way twice.
 //
 // clang-format off
-// fuzz-sources: src/reader/node_walk.cc src/core/node_walk.cc src/reader/memory_image.cc src/reader/format.cc src/reader/parca_lookup.cc src/reader/reader_lookups.cc src/reader/elf_file.cc src/reader/file_bytes.cc src/reader/abi_reader.cc src/reader/process.cc src/reader/label_set_decoder.cc src/reader/otel_record.cc
+// fuzz-sources: src/reader/node_walk.cc src/core/node_walk.cc src/reader/memory_image.cc src/reader/format.cc src/reader/parca_lookup.cc src/reader/reader_lookups.cc src/reader/elf_file.cc src/reader/file_bytes.cc src/reader/abi_reader.cc src/reader/abi_names.cc src/reader/process.cc src/reader/label_set_decoder.cc src/reader/otel_record.cc
 // clang-format on
 #include <cstdint>
 #include <cstring>

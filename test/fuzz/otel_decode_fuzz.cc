@@ -24,7 +24,7 @@
 //   2: header address u64, attempts u8, then regions.
 //
 // clang-format off
-// fuzz-sources: src/reader/otel_record.cc src/reader/protobuf_reader.cc src/reader/any_value.cc src/reader/process_context.cc src/reader/otel_report.cc src/reader/otel_checks.cc src/reader/elf_checks.cc src/reader/elf_file.cc src/reader/abi_reader.cc src/reader/label_set_decoder.cc src/reader/format.cc src/reader/memory_image.cc src/reader/process.cc src/reader/file_bytes.cc src/reader/node_walk.cc src/core/node_walk.cc src/reader/parca_lookup.cc src/reader/reader_lookups.cc
+// fuzz-sources: src/reader/otel_record.cc src/reader/protobuf_reader.cc src/reader/any_value.cc src/reader/process_context.cc src/reader/otel_report.cc src/reader/otel_checks.cc src/reader/elf_checks.cc src/reader/elf_file.cc src/reader/abi_reader.cc src/reader/abi_names.cc src/reader/label_set_decoder.cc src/reader/format.cc src/reader/memory_image.cc src/reader/process.cc src/reader/file_bytes.cc src/reader/node_walk.cc src/core/node_walk.cc src/reader/parca_lookup.cc src/reader/reader_lookups.cc
 // clang-format on
 #include <algorithm>
 #include <cstdint>

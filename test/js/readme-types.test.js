@@ -4,7 +4,7 @@
 // page, traces, the hook-free mode) compiles with tsc --strict against the
 // frameworks' own types (Express 5's @types/express, Fastify, Koa's
 // @types/koa, hapi, Hono, NestJS, Apollo, Yoga, BullMQ, Piscina, gRPC,
-// amqplib, the OpenTelemetry SDK), the way a user's project
+// amqplib, the OpenTelemetry SDK, @datadog/pprof and Pyroscope's SDK), the way a user's project
 // resolves customlabels: through its package.json "exports" (module
 // nodenext), in four settings: CommonJS and ESM files (.ts, .cts, .mts) in a
 // package without "type" and in one with "type": "module". A snippet's
@@ -66,6 +66,7 @@ const tenant = 'acme';`,
 declare function resize(task: unknown): Promise<void>;
 declare function work(task: unknown): void;`,
   'docs/integrations/otel.md': '',
+  'docs/integrations/pprof.md': '',
   'docs/hook-free.md': '',
 };
 

@@ -74,6 +74,11 @@ const otel = (api, sdk, instrumentation, why, extra = {}) => ({
   ...extra,
 });
 const piscina = (version, why) => ({ integration: 'worker', set: { packages: { piscina: version } }, why });
+// In-process profiles: @datadog/pprof started by the app, or the copy
+// Pyroscope's SDK depends on (0.3 and 0.4 up to 0.4.12 take the newest 5.x
+// their caret range allows; 0.4.13+ pin 5.14.4).
+const pprof = (version, why, expect) => ({ integration: 'pprof', set: { packages: { '@datadog/pprof': version } }, variant: 'pprof', why, expect });
+const pyroscope = (version, why, expect) => ({ integration: 'pprof', set: { packages: { '@pyroscope/nodejs': version } }, variant: 'pyroscope', why, expect });
 
 const MATRIX = [
   // --- express >=4.6.0 <6 -------------------------------------------------
@@ -229,6 +234,26 @@ const MATRIX = [
   piscina('4.9.4', 'newest 4'),
   piscina('5.0.0', 'oldest 5'),
   piscina('5.3.2', 'newest 5'),
+  // --- @datadog/pprof >=5.14.0 <6, @pyroscope/nodejs >=0.3.9 <0.7 -------------------------
+  pprof('5.13.0', 'just outside: no runWithContext (the holders a frame gets are made through it)', 'unsupported'),
+  pprof('5.14.0', 'oldest: runWithContext, a holder keeps its context at index 0'),
+  pprof('5.14.4', "the one Pyroscope's SDK 0.4.13+ pins"),
+  pprof('5.20.0', 'newest'),
+  {
+    ...pprof('5.20.0', 'double: time.runWithContext renamed', 'unsupported'),
+    set: { packages: { '@datadog/pprof': '5.20.0' }, double: { package: '@datadog/pprof', renames: 'time.runWithContext', edits: [['@datadog/pprof/out/src/index.js', 'runWithContext', 'runWithContextMoved']] } },
+  },
+  // Pyroscope's SDK before 0.4.13 takes the newest @datadog/pprof 5.x its
+  // caret range allows, with which it never stops its profiler (its stop()
+  // uploads nothing, and the process throws at exit), customlabels or not:
+  // 0.4.12, just outside, runs with the 5.14.4 0.4.13 pins.
+  {
+    ...pyroscope('0.4.12', 'just outside (its @datadog/pprof pinned to 5.14.4, as 0.4.13 does)', 'unsupported'),
+    set: { packages: { '@pyroscope/nodejs': '0.4.12' }, overrides: { '@datadog/pprof': '5.14.4' } },
+  },
+  pyroscope('0.4.13', 'oldest: pins @datadog/pprof 5.14.4'),
+  pyroscope('0.6.1', 'oldest 0.6'),
+  pyroscope('0.6.4', 'newest (uploads the raw pprof)'),
 ];
 
 module.exports = { MATRIX };

@@ -64,6 +64,16 @@ const SUITES = {
     run: (entry, env) => e2e('otel').run({ env }),
   },
   worker: { ...e2e('worker'), run: (entry, env) => e2e('worker').run({ env }), served() {}, wirings: ['by hand'] },
+  // The profile is what is read: each sample a checkpoint (what it shows,
+  // where a left-alone profiler must show none of the integrations'
+  // labels); hooks off, the app starts @datadog/pprof with useCPED.
+  pprof: {
+    published: HTTP,
+    run: (entry, env, { wiring }) => e2e('pprof').runVersion({ profiler: entry.variant, unsupported: entry.expect === 'unsupported', env: { ...env, CUSTOMLABELS_FIXTURE_WIRING: wiring === 'register' ? 'register' : 'hand' } }),
+    served: (result) => e2e('pprof').servedVersion(result),
+    checkpoints: (result, entry) => e2e('pprof').checkpointsVersion(result, entry.variant),
+    warnings: (result) => result.result.warnings,
+  },
 };
 
 module.exports = { SUITES };

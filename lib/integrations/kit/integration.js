@@ -38,7 +38,11 @@
 //                   patch(value).
 //               patch(target, context) gets what was loaded (or published)
 //               and { version, file, config } (config: register's); an
-//               empty list: by hand only
+//               optional outside(target, context), where the version is
+//               outside the range, undoes what another reach did for that
+//               package (customlabels/pprof: the profiler an unsupported
+//               Pyroscope SDK loaded is left alone); an empty list: by
+//               hand only
 //   unpatch()   everything it patched back as it was (tests)
 
 const KINDS = new Set(['module', 'file', 'relative', 'esm-file', 'channel', 'global']);
@@ -62,6 +66,7 @@ function defineIntegration(spec) {
     if (!KINDS.has(r.kind)) fail(name, `a reach of an unknown kind ${r.kind}`);
     if (packages[r.package] === undefined) fail(name, `a reach of ${r.package}, which it declares no range for`);
     if (typeof r.patch !== 'function') fail(name, `a ${r.kind} reach without its patch()`);
+    if (r.outside !== undefined && typeof r.outside !== 'function') fail(name, `a ${r.kind} reach whose outside is not a function`);
   }
   if (typeof unpatch !== 'function') fail(name, 'an unpatch()');
   return Object.freeze({
