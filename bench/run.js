@@ -30,6 +30,7 @@ const path = require('node:path');
 
 const { nodeVersion } = require('../scripts/node-versions');
 const { version, cpus } = require('./harness');
+const { replaceBetween } = require('./tables');
 
 const args = process.argv.slice(2);
 if (args.includes('--help')) {
@@ -73,16 +74,6 @@ async function benchNode(node) {
     Object.assign(result, await suite.run(node, { runs, selected, frameworks, log }));
   }
   return result;
-}
-
-function replaceBetween(file, name, body) {
-  const text = fs.readFileSync(file, 'utf8');
-  const start = `<!-- ${name}:start -->`;
-  const end = `<!-- ${name}:end -->`;
-  const i = text.indexOf(start);
-  const j = text.indexOf(end);
-  if (i === -1 || j === -1) throw new Error(`${file} has no ${name} markers`);
-  fs.writeFileSync(file, `${text.slice(0, i + start.length)}\n${body}\n${text.slice(j)}`);
 }
 
 (async () => {

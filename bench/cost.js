@@ -1,0 +1,255 @@
+'use strict';
+
+// What labels cost, each ratio with its 95 % interval: the cost table of
+// docs/performance.md, from one command.
+//
+//   node bench/cost.js                                   # Node 20, 22, 24, 26; every row
+//   node bench/cost.js --node 24 --rows await,hop,express --write
+//   options: --node MAJOR|PATH (repeatable), --rows ID,... (below),
+//            --max-blocks N (default 40), --minutes M (per row and Node.js,
+//            default 12), --write (docs/performance.md's cost and
+//            profilers tables), --from FILE (re-render saved results)
+//
+// Each row compares modes of bench/modes.js in blocks: a block runs every
+// mode of the row once, each in a fresh process pinned to CPU 0 (HTTP: the
+// server; the load generator on CPU 1), back to back in rotating order.
+// Each ratio is the geometric mean of its blocks' ratios with a percentile
+// bootstrap interval over blocks (bench/stats.js). Blocks are added until
+// every ratio of the row is known to within its target (±3 % per
+// continuation, ±2 % per request), or --max-blocks, or --minutes; the
+// table says how many blocks each row took and, where the target was not
+// reached, how many it would need (from the blocks' spread).
+//
+// Rows (id: what, modes, ratios):
+//   await, hop   ns per await of 100 concurrent requests, per setImmediate
+//                hop of 100 chains (bench/hops.js): als, floor (ALS and empty
+//                hooks of the kinds the switch installs), bound (those hooks
+//                doing the least a switch does), labels (hooks on),
+//                labels-nohooks (AsyncContextFrame lines)
+//   express, fastify   server CPU µs per request, Express 5 / Fastify 5
+//                hello world with a middleware running the mode's scope
+//                (bench/http-server.js): the same modes
+//   new-set      ns per synchronous scope with a new 3-label set
+//                (bench/new-set.js), hook-free lines: an ALS run with a fresh
+//                store, labels-nohooks, Datadog's ThreadContext
+//   pprof-await, pprof-express, pprof-fastify   the same with
+//                @datadog/pprof's wall profiler running (useCPED where it
+//                can): no context per scope, its own context per scope,
+//                customlabels' labels (customlabels/pprof), hooks on and,
+//                with useCPED, off
+
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const { execFileSync } = require('node:child_process');
+const { nodeVersion } = require('../scripts/node-versions');
+const { version, runJson, runHttp, rotate } = require('./harness');
+const { ratioInterval, blocksNeeded } = require('./stats');
+const { replaceBetween } = require('./tables');
+
+const args = process.argv.slice(2);
+if (args.includes('--help')) {
+  process.stdout.write(require('./usage')(__filename));
+  process.exit(0);
+}
+const opt = (name, fallback) => {
+  const i = args.indexOf(name);
+  return i === -1 ? fallback : args[i + 1];
+};
+const CONTINUATION = 0.03;
+const REQUEST = 0.02;
+
+// Whether `node` runs AsyncLocalStorage on AsyncContextFrame by default.
+const frameLine = (node) =>
+  execFileSync(node, ['-e', "process.stdout.write(String(require(process.argv[1]).findFrames().reason === undefined))", path.join(__dirname, '..', 'lib', 'core', 'frames.js')], {
+    encoding: 'utf8',
+  }) === 'true';
+
+const hookModes = (frames) => ['als', 'floor', 'labels', ...(frames ? ['labels-nohooks'] : [])];
+const hookRatios = (frames) => [
+  ['labels', 'als'],
+  ['labels', 'floor'],
+  ['floor', 'als'],
+  ...(frames ? [['labels-nohooks', 'als']] : []),
+];
+// Per continuation, also the least a switch on these hooks can do.
+const boundModes = (frames) => ['als', 'floor', 'bound', 'labels', ...(frames ? ['labels-nohooks'] : [])];
+const boundRatios = (frames) => [...hookRatios(frames).slice(0, 3), ['bound', 'floor'], ['labels', 'bound'], ...hookRatios(frames).slice(3)];
+const pprofModes = (frames) => ['pprof-none', 'pprof-own', 'pprof-labels', ...(frames ? ['pprof-labels-nohooks'] : [])];
+const pprofRatios = (frames) => [
+  ['pprof-labels', 'pprof-none'],
+  ['pprof-labels', 'pprof-own'],
+  ['pprof-own', 'pprof-none'],
+  ...(frames ? [['pprof-labels-nohooks', 'pprof-none']] : []),
+];
+
+// id -> { label, unit, target, modes(frames), ratios(frames), measure(node,
+// mode) -> number, when?(frames) }
+const ROWS = {
+  await: { label: 'per `await` (100 concurrent requests)', unit: 'ns', target: CONTINUATION, modes: boundModes, ratios: boundRatios, measure: hop('awaitNs') },
+  hop: { label: 'per `setImmediate` hop (100 chains)', unit: 'ns', target: CONTINUATION, modes: boundModes, ratios: boundRatios, measure: hop('immediateNs') },
+  express: { label: 'Express 5, server CPU per request', unit: 'µs', target: REQUEST, modes: hookModes, ratios: hookRatios, measure: http('express') },
+  fastify: { label: 'Fastify 5, server CPU per request', unit: 'µs', target: REQUEST, modes: hookModes, ratios: hookRatios, measure: http('fastify') },
+  'new-set': {
+    label: 'a new 3-label set, hook-free (one synchronous scope)',
+    unit: 'ns',
+    target: CONTINUATION,
+    when: (frames) => frames,
+    modes: () => ['als', 'labels-nohooks', 'datadog'],
+    ratios: () => [
+      ['labels-nohooks', 'als'],
+      ['datadog', 'als'],
+      ['labels-nohooks', 'datadog'],
+    ],
+    measure: (node, mode) => runJson(node, 'new-set.js', [mode]).then((r) => r.newSetNs),
+  },
+  'pprof-await': { label: 'with @datadog/pprof: per `await`', unit: 'ns', target: CONTINUATION, modes: pprofModes, ratios: pprofRatios, measure: hop('awaitNs') },
+  'pprof-express': { label: 'with @datadog/pprof: Express 5, server CPU per request', unit: 'µs', target: REQUEST, modes: pprofModes, ratios: pprofRatios, measure: http('express') },
+  'pprof-fastify': { label: 'with @datadog/pprof: Fastify 5, server CPU per request', unit: 'µs', target: REQUEST, modes: pprofModes, ratios: pprofRatios, measure: http('fastify') },
+};
+
+// One hops.js process measures both an await and a hop: the process a row
+// of one ran (in its n-th block) serves the other row's n-th block, which
+// is paired the same way.
+const hopRuns = new Map(); // node, mode -> { runs, used: { key: count } }
+function hop(key) {
+  return async (node, mode) => {
+    const at = `${node}\0${mode}`;
+    if (!hopRuns.has(at)) hopRuns.set(at, { runs: [], used: {} });
+    const entry = hopRuns.get(at);
+    const n = entry.used[key] ?? 0;
+    if (n === entry.runs.length) entry.runs.push(await runJson(node, 'hops.js', [mode]));
+    entry.used[key] = n + 1;
+    return entry.runs[n][key];
+  };
+}
+function http(framework) {
+  return (node, mode) => runHttp(node, framework, mode, { warmup: 2000, count: 8000 });
+}
+
+// Runs `row` under `node` until its ratios are known to within its target
+// (or the limits); returns { values: mode -> [per block], ratios: [{ of,
+// over, ...interval, needed }], blocks, seconds }.
+async function runRow(node, id, frames, { maxBlocks, minutes }) {
+  const row = ROWS[id];
+  const modes = row.modes(frames);
+  const pairs = row.ratios(frames);
+  const values = Object.fromEntries(modes.map((m) => [m, []]));
+  const started = Date.now();
+  let blocks = 0;
+  const intervals = () =>
+    pairs.map(([of, over]) => {
+      const ratios = values[of].map((x, i) => x / values[over][i]);
+      return { of, over, ...ratioInterval(ratios), needed: blocksNeeded(ratios, row.target) };
+    });
+  for (;;) {
+    for (const mode of rotate(modes, blocks)) values[mode].push(await row.measure(node, mode));
+    blocks += 1;
+    const now = intervals();
+    const worst = Math.max(...now.map((r) => r.halfWidth));
+    process.stderr.write(`  ${version(node)} ${id}: block ${blocks}, widest interval ±${(worst * 100).toFixed(1)} %\n`);
+    if (blocks >= 5 && worst <= row.target) break;
+    if (blocks >= maxBlocks || Date.now() - started > minutes * 60000) break;
+  }
+  return { values, ratios: intervals(), blocks, seconds: Math.round((Date.now() - started) / 1000) };
+}
+
+// --- the tables ---------------------------------------------------------------
+
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+};
+const fmtValue = (v) => (v < 20 ? v.toFixed(1) : v.toFixed(0));
+const fmtInterval = (r) => `${r.ratio.toFixed(2)}× [${r.low.toFixed(2)}, ${r.high.toFixed(2)}]`;
+
+const NAMES = {
+  als: 'ALS',
+  floor: 'floor',
+  bound: 'bound',
+  labels: 'labels',
+  'labels-nohooks': 'no hooks',
+  datadog: 'Datadog',
+  'pprof-none': 'profiler',
+  'pprof-own': 'its own context',
+  'pprof-labels': 'labels',
+  'pprof-labels-nohooks': 'labels, no hooks',
+};
+const ratioName = ({ of, over }) => `${NAMES[of]} ÷ ${NAMES[over]}`;
+
+function rowLines(results, ids) {
+  const lines = ['| Node.js | row | medians | ratios, 95 % interval | blocks |', '|---|---|---|---|---|'];
+  for (const r of results) {
+    for (const id of ids) {
+      const m = r.rows[id];
+      if (m === undefined) continue;
+      const row = ROWS[id];
+      const medians = Object.entries(m.values)
+        .map(([mode, xs]) => `${NAMES[mode]} ${fmtValue(median(xs))}`)
+        .join(', ');
+      const ratios = m.ratios
+        .map((x) => {
+          const text = `${ratioName(x)} ${fmtInterval(x)}`;
+          return x.halfWidth <= row.target ? text : `${text} (±${(x.halfWidth * 100).toFixed(1)} %; ±${(row.target * 100).toFixed(0)} % needs ~${x.needed} blocks)`;
+        })
+        .join('; ');
+      lines.push(`| ${r.node} | ${row.label} (${row.unit}) | ${medians} | ${ratios} | ${m.blocks} (${Math.round(m.seconds / 60)} min) |`);
+    }
+  }
+  return lines.join('\n');
+}
+
+function header(results, command) {
+  const cpu = os.cpus()[0]?.model?.trim() ?? 'unknown CPU';
+  const date = new Date().toISOString().slice(0, 10);
+  return `Measured ${date} on ${cpu} (${os.cpus().length} CPUs, shared), Node.js ${results.map((r) => r.node).join(', ')}: \`${command}\`.`;
+}
+
+const COST_ROWS = ['await', 'hop', 'express', 'fastify', 'new-set'];
+const PPROF_ROWS = ['pprof-await', 'pprof-express', 'pprof-fastify'];
+
+function render(saved) {
+  const { results, command } = saved;
+  const out = [];
+  if (results.some((r) => COST_ROWS.some((id) => r.rows[id]))) out.push({ marker: 'cost', body: `${header(results, command)}\n\n${rowLines(results, COST_ROWS)}` });
+  if (results.some((r) => PPROF_ROWS.some((id) => r.rows[id]))) out.push({ marker: 'profilers', body: `${header(results, command)}\n\n${rowLines(results, PPROF_ROWS)}` });
+  return out;
+}
+
+async function main() {
+  const from = opt('--from', null);
+  let saved;
+  if (from !== null) {
+    saved = JSON.parse(fs.readFileSync(from, 'utf8'));
+  } else {
+    const nodes = [];
+    for (let i = 0; i < args.length; i++) if (args[i] === '--node') nodes.push(/^\d+$/.test(args[i + 1]) ? nodeVersion(args[i + 1]) : args[i + 1]);
+    if (nodes.length === 0) nodes.push(...[20, 22, 24, 26].map((n) => nodeVersion(n)));
+    const ids = (opt('--rows', null) ?? Object.keys(ROWS).join(',')).split(',');
+    for (const id of ids) if (ROWS[id] === undefined) throw new Error(`--rows: unknown row ${id} (expected ${Object.keys(ROWS).join(', ')})`);
+    const limits = { maxBlocks: Number(opt('--max-blocks', 40)), minutes: Number(opt('--minutes', 12)) };
+    const results = [];
+    for (const node of nodes) {
+      const frames = frameLine(node);
+      const result = { node: version(node), frames, rows: {} };
+      for (const id of ids) {
+        if (ROWS[id].when !== undefined && !ROWS[id].when(frames)) continue;
+        result.rows[id] = await runRow(node, id, frames, limits);
+      }
+      results.push(result);
+    }
+    saved = { results, command: `node bench/cost.js ${args.filter((a) => a !== '--write').join(' ')}`.trim() };
+    fs.mkdirSync(path.join(__dirname, 'results'), { recursive: true });
+    fs.writeFileSync(path.join(__dirname, 'results', 'cost.json'), `${JSON.stringify(saved, null, 1)}\n`);
+  }
+  for (const { marker, body } of render(saved)) {
+    process.stdout.write(`\n${marker}:\n${body}\n`);
+    if (args.includes('--write')) replaceBetween(path.join(__dirname, '..', 'docs', 'performance.md'), marker, body);
+  }
+}
+
+main().catch((err) => {
+  process.stderr.write(`${err.stack}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,366 @@
+'use strict';
+
+// Two open-source Node.js services this project did not write, installed
+// from npm and run unmodified, with and without customlabels/register:
+// server CPU per request and p50/p99 latency at a fixed request rate, each
+// ratio with its 95 % interval (bench/stats.js).
+//
+//   node bench/services.js                      # Node 24, both services
+//   node bench/services.js --node 20 --node 24 --services verdaccio --rate 200 --seconds 15 --write
+//   options: --node MAJOR|PATH (repeatable), --services NAME,..., --rate
+//            requests per second (default 250), --seconds per run (default
+//            15), --blocks N (default 8), --write (docs/performance.md's
+//            services table), --from FILE (re-render saved results)
+//
+// The services (why: each is a real, widely deployed Express service whose
+// requests go through its own middleware stack, routing and I/O, not a
+// hello world; customlabels/register reaches them through Express):
+//   verdaccio  the private npm registry (6.10.4): package metadata and
+//              tarball downloads from its file storage, through its auth,
+//              logging and storage plugins
+//   node-red   the flow-based automation runtime (5.0.7): HTTP-in flows
+//              whose function nodes run user code in a vm sandbox per
+//              message, routed by its Express router
+//
+// Modes, each a fresh server process pinned to CPU 0: none (no
+// customlabels), register (node --require customlabels/register, hooks
+// on, CUSTOMLABELS_HEADERS=x-tenant=tenant), register-nohooks (the same
+// with CUSTOMLABELS_HOOKS=0, Node.js 24+). The load is open-loop from CPU 1:
+// requests sent on a fixed schedule whatever the server's pace, latency
+// measured from each request's scheduled time (no coordinated omission),
+// over keep-alive connections, after a warm-up of the same length. CPU per
+// request is the server's time on CPU (every thread's, from
+// /proc/<pid>/task/*/schedstat) over the window, divided by the requests
+// answered in it.
+
+const fs = require('node:fs');
+const http = require('node:http');
+const os = require('node:os');
+const path = require('node:path');
+const { spawn, execFileSync } = require('node:child_process');
+const { nodeVersion } = require('../scripts/node-versions');
+const { version, rotate } = require('./harness');
+const { ratioInterval } = require('./stats');
+
+const root = path.join(__dirname, '..');
+const CACHE = path.join(root, '.bench-cache', 'services');
+const VERSIONS = { verdaccio: '6.10.4', 'node-red': '5.0.7' };
+
+const args = process.argv.slice(2);
+if (args.includes('--help')) {
+  process.stdout.write(require('./usage')(__filename));
+  process.exit(0);
+}
+const opt = (name, fallback) => {
+  const i = args.indexOf(name);
+  return i === -1 ? fallback : args[i + 1];
+};
+
+// --- install ------------------------------------------------------------------
+
+function install() {
+  const pkg = path.join(CACHE, 'package.json');
+  const wanted = {
+    name: 'customlabels-bench-services',
+    private: true,
+    dependencies: VERSIONS,
+    // (The registry this machine reaches has no `cjs` dist-tag of
+    // node-fetch, which a dependency of verdaccio names: its 2.x is what the
+    // tag points to on npmjs.org.)
+    overrides: { 'node-fetch@cjs': '2.7.0' },
+  };
+  fs.mkdirSync(CACHE, { recursive: true });
+  const have = fs.existsSync(pkg) ? fs.readFileSync(pkg, 'utf8') : '';
+  const text = `${JSON.stringify(wanted, null, 2)}\n`;
+  if (have === text && fs.existsSync(path.join(CACHE, 'node_modules', '.bin', 'verdaccio'))) return;
+  fs.writeFileSync(pkg, text);
+  process.stderr.write(`bench/services: npm install ${Object.entries(VERSIONS).map(([n, v]) => `${n}@${v}`).join(' ')} into ${CACHE}\n`);
+  execFileSync('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: CACHE, stdio: ['ignore', 'ignore', 'inherit'] });
+}
+
+// --- the services -------------------------------------------------------------
+
+const TENANTS = ['acme', 'globex', 'initech'];
+
+// Each: setup(dir) once per run of this script (a folder it keeps its files
+// in), command(dir, port) -> argv after node, ready path, requests(i) ->
+// path of the i-th request.
+const SERVICES = {
+  verdaccio: {
+    setup(dir) {
+      fs.mkdirSync(path.join(dir, 'storage'), { recursive: true });
+      fs.writeFileSync(
+        path.join(dir, 'config.yaml'),
+        [
+          'storage: ./storage',
+          'auth:',
+          '  htpasswd:',
+          '    file: ./htpasswd',
+          '    max_users: -1',
+          'uplinks: {}',
+          'packages:',
+          "  '**':",
+          '    access: $all',
+          '    publish: $anonymous',
+          'log: { type: stdout, format: json, level: error }',
+          '',
+        ].join('\n'),
+      );
+      // One package of 20 versions, in verdaccio's own storage layout, as
+      // `npm publish` leaves it.
+      const pkgDir = path.join(dir, 'storage', 'demo-pkg');
+      fs.mkdirSync(pkgDir, { recursive: true });
+      const tarball = makeTarball(dir);
+      const versions = {};
+      const time = {};
+      for (let v = 0; v < 20; v++) {
+        const ver = `1.${v}.0`;
+        const file = `demo-pkg-${ver}.tgz`;
+        fs.copyFileSync(tarball.file, path.join(pkgDir, file));
+        versions[ver] = {
+          name: 'demo-pkg',
+          version: ver,
+          description: 'a package served by the benchmark',
+          dependencies: { 'left-pad': '^1.3.0' },
+          dist: { shasum: tarball.shasum, tarball: `http://localhost/demo-pkg/-/${file}` },
+        };
+        time[ver] = new Date(Date.UTC(2026, 0, 1 + v)).toISOString();
+      }
+      fs.writeFileSync(
+        path.join(pkgDir, 'package.json'),
+        JSON.stringify({ name: 'demo-pkg', versions, time, 'dist-tags': { latest: '1.19.0' }, _uplinks: {}, _distfiles: {}, _attachments: {}, _rev: '1-0' }),
+      );
+    },
+    command: (dir, port) => [path.join(CACHE, 'node_modules', 'verdaccio', 'bin', 'verdaccio'), '--config', path.join(dir, 'config.yaml'), '--listen', `127.0.0.1:${port}`],
+    ready: '/-/ping',
+    request: (i) => (i % 2 === 0 ? '/demo-pkg' : `/demo-pkg/-/demo-pkg-1.${i % 20}.0.tgz`),
+  },
+  'node-red': {
+    setup(dir) {
+      fs.writeFileSync(
+        path.join(dir, 'settings.js'),
+        `module.exports = { httpAdminRoot: false, httpNodeRoot: '/', logging: { console: { level: 'error' } }, flowFile: 'flows.json', userDir: ${JSON.stringify(dir)}, editorTheme: { tours: false } };\n`,
+      );
+      const flows = [
+        { id: 'tab', type: 'tab', label: 'bench' },
+        { id: 'in1', type: 'http in', z: 'tab', url: '/api/items/:id', method: 'get', wires: [['fn1']] },
+        {
+          id: 'fn1',
+          type: 'function',
+          z: 'tab',
+          func: "const id = Number(msg.req.params.id);\nconst items = [];\nfor (let i = 0; i < 50; i++) items.push({ id: id * 50 + i, name: 'item ' + (id * 50 + i), price: (i * 7) % 13 });\nmsg.payload = { id, total: items.reduce((s, x) => s + x.price, 0), items };\nreturn msg;",
+          outputs: 1,
+          wires: [['out1']],
+        },
+        { id: 'out1', type: 'http response', z: 'tab', statusCode: '200', headers: {}, wires: [] },
+        { id: 'in2', type: 'http in', z: 'tab', url: '/api/health', method: 'get', wires: [['out2']] },
+        { id: 'out2', type: 'http response', z: 'tab', statusCode: '200', headers: {}, wires: [] },
+      ];
+      fs.writeFileSync(path.join(dir, 'flows.json'), JSON.stringify(flows));
+    },
+    command: (dir, port) => [path.join(CACHE, 'node_modules', 'node-red', 'red.js'), '--settings', path.join(dir, 'settings.js'), '--userDir', dir, '--port', String(port)],
+    ready: '/api/health',
+    request: (i) => `/api/items/${i % 100}`,
+  },
+};
+
+// A small npm tarball (package/package.json, package/index.js).
+function makeTarball(dir) {
+  const src = path.join(dir, 'tarball-src', 'package');
+  fs.mkdirSync(src, { recursive: true });
+  fs.writeFileSync(path.join(src, 'package.json'), JSON.stringify({ name: 'demo-pkg', version: '1.0.0' }));
+  fs.writeFileSync(path.join(src, 'index.js'), `module.exports = ${JSON.stringify('x'.repeat(4000))};\n`);
+  const file = path.join(dir, 'demo-pkg.tgz');
+  execFileSync('tar', ['czf', file, '-C', path.dirname(src), 'package']);
+  const shasum = require('node:crypto').createHash('sha1').update(fs.readFileSync(file)).digest('hex');
+  return { file, shasum };
+}
+
+// --- one run --------------------------------------------------------------------
+
+const freePort = () =>
+  new Promise((resolve) => {
+    const s = http.createServer().listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+  });
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+function get(agent, port, urlPath, tenant) {
+  return new Promise((resolve) => {
+    const req = http.get({ host: '127.0.0.1', port, path: urlPath, agent, headers: { 'x-tenant': tenant } }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode));
+    });
+    req.on('error', () => resolve(0));
+  });
+}
+
+// Nanoseconds the process has been on a CPU, all its threads.
+function cpuNs(pid) {
+  let sum = 0;
+  for (const tid of fs.readdirSync(`/proc/${pid}/task`)) {
+    try {
+      sum += Number(fs.readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0]);
+    } catch {
+      // a thread that ended
+    }
+  }
+  return sum;
+}
+
+const ENV = {
+  none: {},
+  register: { NODE_OPTIONS: '--require customlabels/register', CUSTOMLABELS_HEADERS: 'x-tenant=tenant' },
+  'register-nohooks': { NODE_OPTIONS: '--require customlabels/register', CUSTOMLABELS_HEADERS: 'x-tenant=tenant', CUSTOMLABELS_HOOKS: '0' },
+};
+
+// Runs `service` under `node` in `mode`: { cpuUsPerRequest, p50Ms, p99Ms,
+// requests, errors }.
+async function runOnce(node, name, mode, dir, { rate, seconds }) {
+  const service = SERVICES[name];
+  const port = await freePort();
+  const env = { ...process.env, ...ENV[mode], NODE_NO_WARNINGS: '1' };
+  delete env.NODE_OPTIONS;
+  if (ENV[mode].NODE_OPTIONS !== undefined) env.NODE_OPTIONS = ENV[mode].NODE_OPTIONS;
+  const child = spawn('taskset', ['-c', '0', node, ...service.command(dir, port)], { cwd: root, env, stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr.on('data', (d) => (stderr += d));
+  // (taskset execs the node: the child's pid is the server's.)
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
+  try {
+    for (let t = 0; ; t += 100) {
+      if ((await get(agent, port, service.ready, 'acme')) === 200) break;
+      if (t > 60000 || child.exitCode !== null) throw new Error(`${name} ${mode} did not start: ${stderr.slice(0, 500)}`);
+      await sleep(100);
+    }
+    const phase = async (measure) => {
+      const n = rate * seconds;
+      const latencies = [];
+      let errors = 0;
+      const start = performance.now();
+      const cpuBefore = measure ? cpuNs(child.pid) : 0;
+      const pending = [];
+      for (let i = 0; i < n; i++) {
+        const due = start + (i * 1000) / rate;
+        const wait = due - performance.now();
+        if (wait > 1) await sleep(wait);
+        pending.push(
+          get(agent, port, service.request(i), TENANTS[i % 3]).then((status) => {
+            if (status !== 200) errors += 1;
+            latencies.push(performance.now() - due);
+          }),
+        );
+      }
+      await Promise.all(pending);
+      const cpu = measure ? cpuNs(child.pid) - cpuBefore : 0;
+      latencies.sort((a, b) => a - b);
+      const q = (p) => latencies[Math.min(latencies.length - 1, Math.floor(p * latencies.length))];
+      return { cpuUsPerRequest: cpu / 1000 / n, p50Ms: q(0.5), p99Ms: q(0.99), requests: n, errors };
+    };
+    await phase(false);
+    const out = await phase(true);
+    if (out.errors > 0) throw new Error(`${name} ${mode}: ${out.errors} of ${out.requests} requests failed`);
+    return out;
+  } finally {
+    agent.destroy();
+    child.kill('SIGTERM');
+    await new Promise((r) => (child.exitCode !== null ? r() : child.once('exit', r)));
+  }
+}
+
+// --- blocks and the table ---------------------------------------------------------
+
+const METRICS = [
+  ['cpuUsPerRequest', 'CPU µs/request'],
+  ['p50Ms', 'p50 ms'],
+  ['p99Ms', 'p99 ms'],
+];
+
+async function runService(node, name, frames, limits) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), `customlabels-${name}-`));
+  try {
+    SERVICES[name].setup(dir);
+    const modes = ['none', 'register', ...(frames ? ['register-nohooks'] : [])];
+    const values = Object.fromEntries(modes.map((m) => [m, []]));
+    for (let b = 0; b < limits.blocks; b++) {
+      for (const mode of rotate(modes, b)) values[mode].push(await runOnce(node, name, mode, dir, limits));
+      process.stderr.write(`  ${version(node)} ${name}: block ${b + 1}/${limits.blocks}\n`);
+    }
+    const ratios = {};
+    for (const mode of modes.slice(1)) {
+      ratios[mode] = Object.fromEntries(METRICS.map(([k]) => [k, ratioInterval(values[mode].map((x, i) => x[k] / values.none[i][k]))]));
+    }
+    return { values, ratios };
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+};
+const fmt = (v) => (v < 10 ? v.toFixed(2) : v < 100 ? v.toFixed(1) : v.toFixed(0));
+const fmtRatio = (r) => `${r.ratio.toFixed(2)}× [${r.low.toFixed(2)}, ${r.high.toFixed(2)}]`;
+
+function render({ results, command, rate, seconds }) {
+  const cpu = os.cpus()[0]?.model?.trim() ?? 'unknown CPU';
+  const lines = [
+    `Measured ${new Date().toISOString().slice(0, 10)} on ${cpu} (${os.cpus().length} CPUs, shared): \`${command}\`; ${rate} requests/s, ${seconds} s per run after as long a warm-up, blocks of one run per mode (medians; ratios to no customlabels, 95 % intervals).`,
+    '',
+    '| service, Node.js | mode | CPU µs/request | p50 ms | p99 ms | CPU ÷ none | p50 ÷ none | p99 ÷ none | blocks |',
+    '|---|---|---|---|---|---|---|---|---|',
+  ];
+  for (const r of results) {
+    for (const [name, s] of Object.entries(r.services)) {
+      for (const [mode, xs] of Object.entries(s.values)) {
+        const ratio = s.ratios[mode];
+        const cells = METRICS.map(([k]) => fmt(median(xs.map((x) => x[k]))));
+        const rs = ratio === undefined ? ['—', '—', '—'] : METRICS.map(([k]) => fmtRatio(ratio[k]));
+        lines.push(`| ${name} ${VERSIONS[name]}, ${r.node} | ${mode} | ${cells.join(' | ')} | ${rs.join(' | ')} | ${xs.length} |`);
+      }
+    }
+  }
+  return lines.join('\n');
+}
+
+async function main() {
+  const from = opt('--from', null);
+  let saved;
+  if (from !== null) {
+    saved = JSON.parse(fs.readFileSync(from, 'utf8'));
+  } else {
+    install();
+    const nodes = [];
+    for (let i = 0; i < args.length; i++) if (args[i] === '--node') nodes.push(/^\d+$/.test(args[i + 1]) ? nodeVersion(args[i + 1]) : args[i + 1]);
+    if (nodes.length === 0) nodes.push(nodeVersion(24));
+    const names = (opt('--services', null) ?? Object.keys(SERVICES).join(',')).split(',');
+    for (const n of names) if (SERVICES[n] === undefined) throw new Error(`--services: unknown ${n} (expected ${Object.keys(SERVICES).join(', ')})`);
+    const limits = { rate: Number(opt('--rate', 250)), seconds: Number(opt('--seconds', 15)), blocks: Number(opt('--blocks', 8)) };
+    const results = [];
+    for (const node of nodes) {
+      const frames =
+        execFileSync(node, ['-e', "process.stdout.write(String(require(process.argv[1]).findFrames().reason === undefined))", path.join(root, 'lib', 'core', 'frames.js')], {
+          encoding: 'utf8',
+        }) === 'true';
+      const result = { node: version(node), services: {} };
+      for (const name of names) result.services[name] = await runService(node, name, frames, limits);
+      results.push(result);
+    }
+    saved = { results, command: `node bench/services.js ${args.filter((a) => a !== '--write').join(' ')}`.trim(), rate: limits.rate, seconds: limits.seconds };
+    fs.mkdirSync(path.join(__dirname, 'results'), { recursive: true });
+    fs.writeFileSync(path.join(__dirname, 'results', 'services.json'), `${JSON.stringify(saved, null, 1)}\n`);
+  }
+  const body = render(saved);
+  process.stdout.write(`${body}\n`);
+  if (args.includes('--write')) require('./tables').replaceBetween(path.join(root, 'docs', 'performance.md'), 'services', body);
+}
+
+main().catch((err) => {
+  process.stderr.write(`${err.stack}\n`);
+  process.exit(1);
+});
