@@ -29,7 +29,6 @@
 
 const { execFileSync, spawn } = require('node:child_process');
 const os = require('node:os');
-const path = require('node:path');
 
 const MODES = ['none', 'labels-mw', 'integration'];
 const TENANTS = ['acme', 'globex', 'initech'];
@@ -188,29 +187,14 @@ function version(node) {
   return execFileSync(node, ['--version'], { encoding: 'utf8' }).trim();
 }
 
-function resolveNode(value) {
-  if (!/^\d+$/.test(value)) return value;
-  if (Number(value) === Number(process.versions.node.split('.')[0])) return process.execPath;
-  return path.join(__dirname, '..', '.node-versions', value, 'bin', 'node');
-}
-
 async function main(args) {
-  if (args.includes('--help')) {
-    process.stdout.write(require('./usage')(__filename));
-    return;
-  }
   if (args[0] === '--child') {
     const [, port, jobs, warmup, block, data] = args;
     await child(Number(port), Number(jobs), Number(warmup), Number(block), data === 'labelled');
     process.exit(0);
   }
-  const opt = (name, fallback) => {
-    const i = args.indexOf(name);
-    return i === -1 ? fallback : args[i + 1];
-  };
-  const nodes = [];
-  for (let i = 0; i < args.length; i++) if (args[i] === '--node') nodes.push(resolveNode(args[i + 1]));
-  if (nodes.length === 0) nodes.push(process.execPath);
+  const { opt, nodes: nodesOr } = require('./cli').cli(__filename, args);
+  const nodes = nodesOr([process.execPath]);
   const kinds = opt('--data', 'both') === 'both' ? ['labelled', 'plain'] : [opt('--data')];
   const options = {
     runs: Number(opt('--runs', 5)),

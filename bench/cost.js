@@ -41,29 +41,15 @@
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { execFileSync } = require('node:child_process');
 const { nodeVersion } = require('../scripts/node-versions');
+const { cli, frameLine } = require('./cli');
 const { version, runJson, runHttp, rotate } = require('./harness');
 const { ratioInterval, blocksNeeded } = require('./stats');
 const { replaceBetween } = require('./tables');
 
-const args = process.argv.slice(2);
-if (args.includes('--help')) {
-  process.stdout.write(require('./usage')(__filename));
-  process.exit(0);
-}
-const opt = (name, fallback) => {
-  const i = args.indexOf(name);
-  return i === -1 ? fallback : args[i + 1];
-};
+const { args, opt, has, nodes: nodesOr } = cli(__filename);
 const CONTINUATION = 0.03;
 const REQUEST = 0.02;
-
-// Whether `node` runs AsyncLocalStorage on AsyncContextFrame by default.
-const frameLine = (node) =>
-  execFileSync(node, ['-e', "process.stdout.write(String(require(process.argv[1]).findFrames().reason === undefined))", path.join(__dirname, '..', 'lib', 'core', 'frames.js')], {
-    encoding: 'utf8',
-  }) === 'true';
 
 const hookModes = (frames) => ['als', 'floor', 'labels', ...(frames ? ['labels-nohooks'] : [])];
 const hookRatios = (frames) => [
@@ -223,9 +209,7 @@ async function main() {
   if (from !== null) {
     saved = JSON.parse(fs.readFileSync(from, 'utf8'));
   } else {
-    const nodes = [];
-    for (let i = 0; i < args.length; i++) if (args[i] === '--node') nodes.push(/^\d+$/.test(args[i + 1]) ? nodeVersion(args[i + 1]) : args[i + 1]);
-    if (nodes.length === 0) nodes.push(...[20, 22, 24, 26].map((n) => nodeVersion(n)));
+    const nodes = nodesOr([20, 22, 24, 26].map((n) => nodeVersion(n)));
     const ids = (opt('--rows', null) ?? Object.keys(ROWS).join(',')).split(',');
     for (const id of ids) if (ROWS[id] === undefined) throw new Error(`--rows: unknown row ${id} (expected ${Object.keys(ROWS).join(', ')})`);
     const limits = { maxBlocks: Number(opt('--max-blocks', 40)), minutes: Number(opt('--minutes', 12)) };
@@ -245,7 +229,7 @@ async function main() {
   }
   for (const { marker, body } of render(saved)) {
     process.stdout.write(`\n${marker}:\n${body}\n`);
-    if (args.includes('--write')) replaceBetween(path.join(__dirname, '..', 'docs', 'performance.md'), marker, body);
+    if (has('--write')) replaceBetween(path.join(__dirname, '..', 'docs', 'performance.md'), marker, body);
   }
 }
 

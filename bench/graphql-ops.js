@@ -17,12 +17,8 @@
 const { withLabels } = require('..');
 const graphql = require('../lib/integrations/graphql');
 
-const args = process.argv.slice(2);
-if (args.includes('--help')) {
-  process.stdout.write(require('./usage')(__filename));
-  process.exit(0);
-}
-const opt = (name, fallback) => (args.includes(name) ? Number(args[args.indexOf(name) + 1]) : fallback);
+const cli = require('./cli').cli(__filename);
+const opt = (name, fallback) => Number(cli.opt(name, fallback));
 const rounds = opt('--rounds', 20);
 const block = opt('--block', 2000);
 

@@ -129,12 +129,6 @@ async function amqpChild(mode, calls, warmup, url) {
 
 // --- the orchestration -------------------------------------------------------
 
-function nodeOf(v) {
-  if (v === undefined) return process.execPath;
-  if (/^\d+$/.test(v)) return path.join(root, '.node-versions', v, 'bin', 'node');
-  return v;
-}
-
 // Each measured process is pinned to CPU 1 where there are two (the broker,
 // and this process, keep the other).
 const pinned = require('node:os').cpus().length > 1;
@@ -183,15 +177,11 @@ async function main(argv) {
     process.stdout.write(`${JSON.stringify({ us })}\n`);
     return;
   }
-  if (argv.includes('--help')) {
-    console.log('node bench/rpc.js [--node PATH|MAJOR]... [--runs 5] [--kind grpc,amqp] [--calls 20000] [--warmup 3000]');
-    return;
-  }
-  const opt = (name, dflt) => (argv.includes(name) ? argv[argv.indexOf(name) + 1] : dflt);
-  const nodes = argv.flatMap((a, i) => (a === '--node' ? [argv[i + 1]] : []));
+  const { opt, nodes: nodesOr } = require('./cli').cli(__filename, argv);
+  const nodes = nodesOr([process.execPath]);
   const options = { runs: Number(opt('--runs', 5)), kinds: opt('--kind', 'grpc,amqp').split(','), calls: Number(opt('--calls', 20000)), warmup: Number(opt('--warmup', 3000)) };
-  for (const v of nodes.length > 0 ? nodes : [undefined]) {
-    for (const r of await benchRpc(nodeOf(v), options)) console.log(JSON.stringify(r));
+  for (const node of nodes) {
+    for (const r of await benchRpc(node, options)) console.log(JSON.stringify(r));
   }
 }
 

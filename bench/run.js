@@ -4,7 +4,7 @@
 // AsyncLocalStorage baseline measured in the same run.
 //
 //   npm run bench                       # this node, Node 24 and Node 26, 5 runs
-//   npm run bench -- --runs 7 --write   # and update bench/README.md
+//   npm run bench -- --runs 7 --write   # and its tables into bench/results/tables.md
 //   npm run bench -- --only integrations --node 20 --node 24 --node 26 --runs 5
 //   npm run bench -- --only integrations --frameworks koa,hapi,hono --node 20 --runs 5
 //   options: --runs N, --only SUITE,... (the suites of bench/suites/: micro,
@@ -20,9 +20,9 @@
 // (bench/harness.js). HTTP: server pinned to CPU 0, load generator to CPU 1;
 // server CPU time per request over a fixed request count after warm-up.
 // Each file of bench/suites/ is one or more suites: {order, suites, run,
-// sections}: what it runs per Node.js version, and the tables (the
-// bench/README.md sections between <!-- marker:start/end --> comments) it
-// renders; adding a suite is adding a file there.
+// sections}: what it runs per Node.js version, and the tables it renders
+// (each under its marker's name in bench/results/tables.md); adding a
+// suite is adding a file there.
 
 const fs = require('node:fs');
 const os = require('node:os');
@@ -30,17 +30,9 @@ const path = require('node:path');
 
 const { nodeVersion } = require('../scripts/node-versions');
 const { version, cpus } = require('./harness');
-const { replaceBetween } = require('./tables');
+const { cli } = require('./cli');
 
-const args = process.argv.slice(2);
-if (args.includes('--help')) {
-  process.stdout.write(require('./usage')(__filename));
-  process.exit(0);
-}
-const opt = (name, fallback) => {
-  const i = args.indexOf(name);
-  return i === -1 ? fallback : args[i + 1];
-};
+const { args, opt, has, nodes: nodesOr } = cli(__filename);
 
 const SUITE_FILES = fs
   .readdirSync(path.join(__dirname, 'suites'))
@@ -54,17 +46,10 @@ const only = opt('--only', null);
 // Without --only: every suite but those that say they run on request only.
 const selected = new Set(only === null ? SUITE_FILES.filter((s) => !s.onRequest).flatMap((s) => s.suites) : only.split(','));
 for (const s of selected) if (!SUITES.includes(s)) throw new Error(`--only: unknown suite ${s} (expected ${SUITES.join(', ')})`);
-const write = args.includes('--write');
+const write = has('--write');
 const frameworks = opt('--frameworks', null)?.split(',') ?? null;
 
-// --node accepts a path or a major version (this node when it is that major).
-function resolveNode(value) {
-  if (!/^\d+$/.test(value)) return value;
-  return Number(value) === Number(process.versions.node.split('.')[0]) ? process.execPath : nodeVersion(value);
-}
-const nodes = [];
-for (let i = 0; i < args.length; i++) if (args[i] === '--node') nodes.push(resolveNode(args[i + 1]));
-if (nodes.length === 0) nodes.push(process.execPath, nodeVersion(24), nodeVersion(26));
+const nodes = nodesOr([process.execPath, nodeVersion(24), nodeVersion(26)]);
 
 async function benchNode(node) {
   const result = { node: version(node) };
@@ -97,8 +82,9 @@ async function benchNode(node) {
     fs.writeFileSync(path.join(__dirname, 'results', name), JSON.stringify({ date, runs, command, cpu, loadavg: load, results }, null, 2));
   }
   if (write) {
-    const readme = path.join(__dirname, 'README.md');
-    for (const s of sections) replaceBetween(readme, s.marker, `${header}\n\n${s.table}`);
+    const file = path.join(__dirname, 'results', 'tables.md');
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    fs.writeFileSync(file, `${[header, ...sections.map((s) => `## ${s.marker}\n\n${s.table}`)].join('\n\n')}\n`);
   }
 })().catch((err) => {
   console.error(err);

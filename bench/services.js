@@ -40,21 +40,14 @@ const path = require('node:path');
 const { spawn, execFileSync } = require('node:child_process');
 const { nodeVersion } = require('../scripts/node-versions');
 const { version, rotate } = require('./harness');
+const { cli, frameLine } = require('./cli');
 const { ratioInterval } = require('./stats');
 
 const root = path.join(__dirname, '..');
 const CACHE = path.join(root, '.bench-cache', 'services');
 const VERSIONS = { verdaccio: '6.10.4', 'node-red': '5.0.7' };
 
-const args = process.argv.slice(2);
-if (args.includes('--help')) {
-  process.stdout.write(require('./usage')(__filename));
-  process.exit(0);
-}
-const opt = (name, fallback) => {
-  const i = args.indexOf(name);
-  return i === -1 ? fallback : args[i + 1];
-};
+const { args, opt, has, nodes: nodesOr } = cli(__filename);
 
 // --- install ------------------------------------------------------------------
 
@@ -335,18 +328,13 @@ async function main() {
     saved = JSON.parse(fs.readFileSync(from, 'utf8'));
   } else {
     install();
-    const nodes = [];
-    for (let i = 0; i < args.length; i++) if (args[i] === '--node') nodes.push(/^\d+$/.test(args[i + 1]) ? nodeVersion(args[i + 1]) : args[i + 1]);
-    if (nodes.length === 0) nodes.push(nodeVersion(24));
+    const nodes = nodesOr([nodeVersion(24)]);
     const names = (opt('--services', null) ?? Object.keys(SERVICES).join(',')).split(',');
     for (const n of names) if (SERVICES[n] === undefined) throw new Error(`--services: unknown ${n} (expected ${Object.keys(SERVICES).join(', ')})`);
     const limits = { rate: Number(opt('--rate', 250)), seconds: Number(opt('--seconds', 15)), blocks: Number(opt('--blocks', 8)) };
     const results = [];
     for (const node of nodes) {
-      const frames =
-        execFileSync(node, ['-e', "process.stdout.write(String(require(process.argv[1]).findFrames().reason === undefined))", path.join(root, 'lib', 'core', 'frames.js')], {
-          encoding: 'utf8',
-        }) === 'true';
+      const frames = frameLine(node);
       const result = { node: version(node), services: {} };
       for (const name of names) result.services[name] = await runService(node, name, frames, limits);
       results.push(result);
@@ -357,7 +345,7 @@ async function main() {
   }
   const body = render(saved);
   process.stdout.write(`${body}\n`);
-  if (args.includes('--write')) require('./tables').replaceBetween(path.join(root, 'docs', 'performance.md'), 'services', body);
+  if (has('--write')) require('./tables').replaceBetween(path.join(root, 'docs', 'performance.md'), 'services', body);
 }
 
 main().catch((err) => {
