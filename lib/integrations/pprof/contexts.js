@@ -26,16 +26,18 @@ class ProfileContext {
 // The host's value, where `value` may be a ProfileContext.
 const hostOf = (value) => (value instanceof ProfileContext ? value.host : value);
 
-// The labels of `set` as the profile shows them, remembered per set.
+// The labels of `set` as the profile shows them, remembered per set (and
+// made again once a span's set took new labels in place: its id changes,
+// lib/core/label-set.js retargetSet).
 function labelCache(labelsOf) {
   const cache = new WeakMap();
   return (set) => {
-    let labels = cache.get(set);
-    if (labels === undefined) {
-      labels = Object.freeze(keptLabels(labelsOf(set)));
-      cache.set(set, labels);
+    let entry = cache.get(set);
+    if (entry === undefined || entry.id !== set.id) {
+      entry = { id: set.id, labels: Object.freeze(keptLabels(labelsOf(set))) };
+      cache.set(set, entry);
     }
-    return labels;
+    return entry.labels;
   };
 }
 

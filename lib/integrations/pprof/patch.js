@@ -37,7 +37,8 @@ function internals(time) {
 function patchPprof(integration, pprof, mirrors, version = versionOfExports(pprof, PACKAGE)) {
   const time = pprof !== null && typeof pprof === 'object' ? pprof.time : undefined;
   if (time === null || typeof time !== 'object') return false;
-  if (attachmentOf(time) !== undefined) return true;
+  const already = attachmentOf(time);
+  if (already !== undefined) return !already.left;
   if (!inRange(integration, PACKAGE, version)) return false;
   if (!hasInternals(integration, PACKAGE, version, internals(time))) return false;
 

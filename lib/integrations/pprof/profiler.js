@@ -87,6 +87,7 @@ class Attachment {
       } else {
         this.beginGlobal();
         this.context = 'global';
+        this.reason = null; // (a frame probe of unknown options may have said why not)
       }
     } catch (err) {
       this.end();
@@ -197,7 +198,10 @@ class Attachment {
   }
 
   // On every switch ('global'): the set, into the context the profiler
-  // holds if no sample has taken it since it was installed.
+  // holds if no sample has taken it since it was installed. (A sample
+  // taken between reading the count and the store gets the new set: the
+  // window of the switch itself, a few instructions, as readers from
+  // outside have it.)
   follow(set) {
     const context = this.installed;
     if (this.state[this.countAt] === this.seen) {
@@ -219,7 +223,10 @@ class Attachment {
       this.install(value, this.installed.set);
       return undefined;
     }
-    if (this.context === 'frame') return original.setContext(new ProfileContext(value, this.mirrors.current()));
+    if (this.context === 'frame') {
+      const set = this.mirrors.current();
+      return original.setContext(value === undefined && set === null ? undefined : new ProfileContext(value, set));
+    }
     return original.setContext(value);
   }
 
