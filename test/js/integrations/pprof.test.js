@@ -168,7 +168,7 @@ describe('by hand: the profiler started before customlabels loads, after it, and
 });
 
 describe('OpenTelemetry: span ids on samples', () => {
-  const cases = { 'one context per thread': PPROF, ...(frames ? { 'a context per async context': CPED } : {}) };
+  const cases = { "Pyroscope's SDK": PYROSCOPE, 'one context per thread': PPROF, ...(frames ? { 'a context per async context': CPED } : {}) };
   for (const [name, env] of Object.entries(cases)) {
     test(`${name}: every sample of a span carries its exported trace and span ids and its tenant`, async () => {
       const inBurns = (s) => s.labels.tenant !== undefined && s.frames.some((f) => f !== undefined && f.includes('burn'));
