@@ -194,7 +194,10 @@ std::optional<ElfSymbol> ElfFile::FindHashedSymbol(size_t table, std::string_vie
   const auto hash = std::find_if(sections_.begin(), sections_.end(), [table](const Section& s) {
     return s.type == SHT_GNU_HASH && s.link == table;
   });
-  if (hash == sections_.end() || symtab.entsize < sizeof(Elf64_Sym)) return std::nullopt;
+  // (Entries as a scan takes them: whole, of at most kChunkBytes.)
+  if (hash == sections_.end() || symtab.entsize < sizeof(Elf64_Sym) || symtab.entsize > kChunkBytes) {
+    return std::nullopt;
+  }
   uint32_t header[4];
   if (hash->size < sizeof(header) || !bytes_->Read(hash->offset, header, sizeof(header))) {
     return std::nullopt;
@@ -221,11 +224,13 @@ std::optional<ElfSymbol> ElfFile::FindHashedSymbol(size_t table, std::string_vie
       return std::nullopt;
     }
     if ((chain_hash | 1) == (h | 1)) {
-      Elf64_Sym s;
+      unsigned char entry[kChunkBytes];
       if (symtab.offset > UINT64_MAX - i * symtab.entsize ||
-          !bytes_->ReadValue(symtab.offset + i * symtab.entsize, &s)) {
+          !bytes_->Read(symtab.offset + i * symtab.entsize, entry, static_cast<size_t>(symtab.entsize))) {
         return std::nullopt;
       }
+      Elf64_Sym s;
+      std::memcpy(&s, entry, sizeof(s));
       if (s.st_shndx != SHN_UNDEF && NameIs(symtab.link, s.st_name, name)) {
         *usable = true;
         return SymbolOf(s, name);

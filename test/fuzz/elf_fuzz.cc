@@ -16,6 +16,7 @@
 #include <elf.h>
 
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <optional>
@@ -32,9 +33,13 @@ using customlabels::reader::CheckElf;
 using customlabels::reader::ElfFile;
 using customlabels::reader::TlsDescriptorType;
 
-void Require(bool ok) {
-  if (!ok) std::abort();
+// A broken oracle names its line before aborting (libFuzzer keeps the input).
+void RequireAt(bool ok, int line) {
+  if (ok) return;
+  std::fprintf(stderr, "elf_fuzz.cc:%d: the oracle does not hold\n", line);
+  std::abort();
 }
+#define Require(ok) RequireAt((ok), __LINE__)
 
 // Whole-buffer reference of what ElfFile is specified to find.
 class Reference {
