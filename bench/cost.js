@@ -8,7 +8,8 @@
 //   options: --node MAJOR|PATH (repeatable), --rows ID,... (below),
 //            --max-blocks N (default 40), --minutes M (per row and Node.js,
 //            default 12), --write (docs/performance.md's cost and
-//            profilers tables), --from FILE (re-render saved results)
+//            profilers tables), --from FILE,... (re-render saved results;
+//            several: one table, a later file's rows over an earlier's)
 //
 // Each row compares modes of bench/modes.js in blocks: a block runs every
 // mode of the row once, each in a fresh process pinned to CPU 0 (HTTP: the
@@ -48,17 +49,24 @@ const { ratioInterval, blocksNeeded } = require('./stats');
 const { replaceBetween } = require('./tables');
 
 const { args, opt, has, nodes: nodesOr } = cli(__filename);
+// Never fewer blocks than this: a percentile bootstrap over fewer reads
+// too narrow an interval (over 10 blocks about a fifth narrower than a t
+// interval of the same log ratios; over 5, about 40 %).
+const MIN_BLOCKS = 10;
 const CONTINUATION = 0.03;
 const REQUEST = 0.02;
 
-const hookModes = (frames) => ['als', 'floor', 'labels', ...(frames ? ['labels-nohooks'] : [])];
 const hookRatios = (frames) => [
   ['labels', 'als'],
   ['labels', 'floor'],
   ['floor', 'als'],
   ...(frames ? [['labels-nohooks', 'als']] : []),
 ];
-// Per continuation, also the least a switch on these hooks can do.
+const hookModes = (frames) => ['als', 'floor', 'labels', ...(frames ? ['labels-nohooks'] : [])];
+// Per continuation, also the least a switch on these hooks can do. (Not per
+// request: there every request brings a new store, and the bound's pointer
+// bookkeeping per store costs more than customlabels' set per request,
+// 1.03-1.19x the floor on Fastify, so it bounds nothing.)
 const boundModes = (frames) => ['als', 'floor', 'bound', 'labels', ...(frames ? ['labels-nohooks'] : [])];
 const boundRatios = (frames) => [...hookRatios(frames).slice(0, 3), ['bound', 'floor'], ['labels', 'bound'], ...hookRatios(frames).slice(3)];
 const pprofModes = (frames) => ['pprof-none', 'pprof-own', 'pprof-labels', ...(frames ? ['pprof-labels-nohooks'] : [])];
@@ -134,7 +142,7 @@ async function runRow(node, id, frames, { maxBlocks, minutes }) {
     const now = intervals();
     const worst = Math.max(...now.map((r) => r.halfWidth));
     process.stderr.write(`  ${version(node)} ${id}: block ${blocks}, widest interval ±${(worst * 100).toFixed(1)} %\n`);
-    if (blocks >= 5 && worst <= row.target) break;
+    if (blocks >= MIN_BLOCKS && worst <= row.target) break;
     if (blocks >= maxBlocks || Date.now() - started > minutes * 60000) break;
   }
   return { values, ratios: intervals(), blocks, seconds: Math.round((Date.now() - started) / 1000) };
@@ -180,34 +188,46 @@ function rowLines(results, ids) {
           return x.halfWidth <= row.target ? text : `${text} (±${(x.halfWidth * 100).toFixed(1)} %; ±${(row.target * 100).toFixed(0)} % needs ~${x.needed} blocks)`;
         })
         .join('; ');
-      lines.push(`| ${r.node} | ${row.label} (${row.unit}) | ${medians} | ${ratios} | ${m.blocks} (${Math.round(m.seconds / 60)} min) |`);
+      lines.push(`| ${r.node} | ${row.label} (${row.unit}) | ${medians} | ${ratios} | ${m.blocks} (${m.seconds} s) |`);
     }
   }
   return lines.join('\n');
 }
 
-function header(results, command) {
-  const cpu = os.cpus()[0]?.model?.trim() ?? 'unknown CPU';
-  const date = new Date().toISOString().slice(0, 10);
-  return `Measured ${date} on ${cpu} (${os.cpus().length} CPUs, shared), Node.js ${results.map((r) => r.node).join(', ')}: \`${command}\`.`;
+function header({ results, command, date, cpu }) {
+  return `Measured ${date} on ${cpu}, Node.js ${results.map((r) => r.node).join(', ')}: \`${command}\`.`;
 }
 
 const COST_ROWS = ['await', 'hop', 'express', 'fastify', 'new-set'];
 const PPROF_ROWS = ['pprof-await', 'pprof-express', 'pprof-fastify'];
 
 function render(saved) {
-  const { results, command } = saved;
+  const { results } = saved;
   const out = [];
-  if (results.some((r) => COST_ROWS.some((id) => r.rows[id]))) out.push({ marker: 'cost', body: `${header(results, command)}\n\n${rowLines(results, COST_ROWS)}` });
-  if (results.some((r) => PPROF_ROWS.some((id) => r.rows[id]))) out.push({ marker: 'profilers', body: `${header(results, command)}\n\n${rowLines(results, PPROF_ROWS)}` });
+  if (results.some((r) => COST_ROWS.some((id) => r.rows[id]))) out.push({ marker: 'cost', body: `${header(saved)}\n\n${rowLines(results, COST_ROWS)}` });
+  if (results.some((r) => PPROF_ROWS.some((id) => r.rows[id]))) out.push({ marker: 'profilers', body: `${header(saved)}\n\n${rowLines(results, PPROF_ROWS)}` });
   return out;
+}
+
+// Saved results of several runs as one: each Node.js's rows, a later run's
+// row over an earlier one's; the commands joined.
+function merge(saves) {
+  const byNode = new Map();
+  for (const { results } of saves) {
+    for (const r of results) {
+      const into = byNode.get(r.node) ?? { ...r, rows: {} };
+      Object.assign(into.rows, r.rows);
+      byNode.set(r.node, into);
+    }
+  }
+  return { results: [...byNode.values()], command: saves.map((x) => x.command).join('` and `'), date: saves.at(-1).date, cpu: saves.at(-1).cpu };
 }
 
 async function main() {
   const from = opt('--from', null);
   let saved;
   if (from !== null) {
-    saved = JSON.parse(fs.readFileSync(from, 'utf8'));
+    saved = merge(from.split(',').map((file) => JSON.parse(fs.readFileSync(file, 'utf8'))));
   } else {
     const nodes = nodesOr([20, 22, 24, 26].map((n) => nodeVersion(n)));
     const ids = (opt('--rows', null) ?? Object.keys(ROWS).join(',')).split(',');
@@ -223,7 +243,12 @@ async function main() {
       }
       results.push(result);
     }
-    saved = { results, command: `node bench/cost.js ${args.filter((a) => a !== '--write').join(' ')}`.trim() };
+    saved = {
+      results,
+      command: `node bench/cost.js ${args.filter((a) => a !== '--write').join(' ')}`.trim(),
+      date: new Date().toISOString().slice(0, 10),
+      cpu: `${os.cpus()[0]?.model?.trim() ?? 'unknown CPU'} (${os.cpus().length} CPUs, shared)`,
+    };
     fs.mkdirSync(path.join(__dirname, 'results'), { recursive: true });
     fs.writeFileSync(path.join(__dirname, 'results', 'cost.json'), `${JSON.stringify(saved, null, 1)}\n`);
   }

@@ -101,6 +101,22 @@ function boundHooks(als) {
   }
 }
 
+// An AsyncLocalStorage#run per scope, whose first scope installs
+// `install(als)`'s hooks (as customlabels' first withLabels does).
+function hookedAtFirstRun(install) {
+  const als = new AsyncLocalStorage();
+  let hooked = false;
+  return {
+    run: (labels, fn) => {
+      if (!hooked) {
+        hooked = true;
+        install(als);
+      }
+      return als.run(labels, fn);
+    },
+  };
+}
+
 function createMode(name) {
   switch (name) {
     case 'none':
@@ -113,32 +129,10 @@ function createMode(name) {
       return { run: (labels, fn) => als.run(labels, fn) };
     }
     case 'floor':
-    case 'floor-init': {
-      const als = new AsyncLocalStorage();
-      let hooked = false;
-      return {
-        run: (labels, fn) => {
-          if (!hooked) {
-            hooked = true;
-            floorHooks(name === 'floor' ? 'settled' : 'resource-init+promise-hooks');
-          }
-          return als.run(labels, fn);
-        },
-      };
-    }
-    case 'bound': {
-      const als = new AsyncLocalStorage();
-      let hooked = false;
-      return {
-        run: (labels, fn) => {
-          if (!hooked) {
-            hooked = true;
-            boundHooks(als);
-          }
-          return als.run(labels, fn);
-        },
-      };
-    }
+    case 'floor-init':
+      return hookedAtFirstRun(() => floorHooks(name === 'floor' ? 'settled' : 'resource-init+promise-hooks'));
+    case 'bound':
+      return hookedAtFirstRun(boundHooks);
     case 'labels': {
       const { withLabels } = require('..');
       return { run: withLabels };
