@@ -81,7 +81,7 @@ const pprofRatios = (frames) => [
 // mode) -> number, when?(frames) }
 const ROWS = {
   await: { label: 'per `await` (100 concurrent requests)', unit: 'ns', target: CONTINUATION, modes: boundModes, ratios: boundRatios, measure: hop('awaitNs') },
-  hop: { label: 'per `setImmediate` hop (100 chains)', unit: 'ns', target: CONTINUATION, modes: boundModes, ratios: boundRatios, measure: hop('immediateNs') },
+  hop: { label: 'per `setImmediate` hop (100 chains)', unit: 'ns', target: CONTINUATION, modes: boundModes, ratios: boundRatios, measure: hop('immediateNs'), sharesWith: 'await' },
   express: { label: 'Express 5, server CPU per request', unit: 'µs', target: REQUEST, modes: hookModes, ratios: hookRatios, measure: http('express') },
   fastify: { label: 'Fastify 5, server CPU per request', unit: 'µs', target: REQUEST, modes: hookModes, ratios: hookRatios, measure: http('fastify') },
   'new-set': {
@@ -134,7 +134,7 @@ async function runRow(node, id, frames, { maxBlocks, minutes }) {
   const intervals = () =>
     pairs.map(([of, over]) => {
       const ratios = values[of].map((x, i) => x / values[over][i]);
-      return { of, over, ...ratioInterval(ratios), needed: blocksNeeded(ratios, row.target) };
+      return { of, over, ...ratioInterval(ratios) };
     });
   for (;;) {
     for (const mode of rotate(modes, blocks)) values[mode].push(await row.measure(node, mode));
@@ -142,8 +142,8 @@ async function runRow(node, id, frames, { maxBlocks, minutes }) {
     const now = intervals();
     const worst = Math.max(...now.map((r) => r.halfWidth));
     process.stderr.write(`  ${version(node)} ${id}: block ${blocks}, widest interval ±${(worst * 100).toFixed(1)} %\n`);
-    if (blocks >= MIN_BLOCKS && worst <= row.target) break;
-    if (blocks >= maxBlocks || Date.now() - started > minutes * 60000) break;
+    if (blocks < MIN_BLOCKS) continue;
+    if (worst <= row.target || blocks >= maxBlocks || Date.now() - started > minutes * 60000) break;
   }
   return { values, ratios: intervals(), blocks, seconds: Math.round((Date.now() - started) / 1000) };
 }
@@ -185,10 +185,11 @@ function rowLines(results, ids) {
       const ratios = m.ratios
         .map((x) => {
           const text = `${ratioName(x)} ${fmtInterval(x)}`;
-          return x.halfWidth <= row.target ? text : `${text} (±${(x.halfWidth * 100).toFixed(1)} %; ±${(row.target * 100).toFixed(0)} % needs ~${x.needed} blocks)`;
+          return x.halfWidth <= row.target ? text : `${text} (±${(x.halfWidth * 100).toFixed(1)} %; ±${(row.target * 100).toFixed(0)} % needs ~${blocksNeeded(x, row.target)} blocks)`;
         })
         .join('; ');
-      lines.push(`| ${r.node} | ${row.label} (${row.unit}) | ${medians} | ${ratios} | ${m.blocks} (${m.seconds} s) |`);
+      const time = row.sharesWith !== undefined && r.rows[row.sharesWith] !== undefined ? `the ${row.sharesWith} row's processes` : `${m.seconds} s`;
+      lines.push(`| ${r.node} | ${row.label} (${row.unit}) | ${medians} | ${ratios} | ${m.blocks} (${time}) |`);
     }
   }
   return lines.join('\n');
@@ -220,7 +221,14 @@ function merge(saves) {
       byNode.set(r.node, into);
     }
   }
-  return { results: [...byNode.values()], command: saves.map((x) => x.command).join('` and `'), date: saves.at(-1).date, cpu: saves.at(-1).cpu };
+  const dates = [...new Set(saves.map((x) => x.date ?? 'an unrecorded date'))];
+  const byVersion = (a, b) => Number(a.node.slice(1).split('.')[0]) - Number(b.node.slice(1).split('.')[0]);
+  return {
+    results: [...byNode.values()].sort(byVersion),
+    command: saves.map((x) => x.command).join('` and `'),
+    date: dates.join(', '),
+    cpu: saves.at(-1).cpu ?? 'an unrecorded machine',
+  };
 }
 
 async function main() {

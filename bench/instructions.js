@@ -11,7 +11,8 @@
 //   node bench/instructions.js --node 24 [--modes als,floor,labels] [--repeat 2] [--first]
 //
 // --first: awaits only, counted from the first scope on with no turn of the
-// event loop before (the probe not settled), against the settled count.
+// event loop before (the probe not settled): a run of N awaits minus a run
+// of the same first scopes with none, over N; beside the settled count.
 //
 // Needs valgrind. Each count is a full run of node under callgrind (about a
 // minute each here).
@@ -39,7 +40,9 @@ function count(node, mode, kind, n, when = 'settled') {
   return Number(collected[1]);
 }
 
-const node = nodes([nodeVersion(24)])[0];
+const all = nodes([nodeVersion(24)]);
+if (all.length !== 1) throw new Error('bench/instructions.js counts one Node.js at a time (one --node)');
+const node = all[0];
 const modes = opt('--modes', 'als,floor,labels').split(',');
 const repeat = Number(opt('--repeat', 3));
 const first = has('--first');
@@ -50,8 +53,11 @@ for (const [kind, when] of runs) {
   for (const mode of modes) {
     const per = [];
     for (let r = 0; r < repeat; r++) {
-      const one = count(node, mode, kind, N[kind], when);
-      const two = count(node, mode, kind, 2 * N[kind], when);
+      // Settled: (2N - N) / N. First: (N - 0) / N, the 0-continuation run
+      // making the same first scopes (a difference of two first stretches
+      // would cancel what only a first stretch pays).
+      const one = count(node, mode, kind, when === 'first' ? 0 : N[kind], when);
+      const two = count(node, mode, kind, when === 'first' ? N[kind] : 2 * N[kind], when);
       per.push((two - one) / N[kind]);
       process.stderr.write(`  ${kind} ${mode} (${when}): ${one} / ${two} instructions -> ${per.at(-1).toFixed(0)} per ${kind}\n`);
     }

@@ -216,7 +216,10 @@ async function runOnce(node, name, mode, dir, { rate, seconds }) {
   const service = SERVICES[name];
   const port = await freePort();
   const env = { ...process.env, ...ENV[mode], NODE_NO_WARNINGS: '1' };
+  // (Only the mode sets these: not an inherited CUSTOMLABELS_HOOKS=0 or
+  // --require.)
   delete env.NODE_OPTIONS;
+  if (ENV[mode].CUSTOMLABELS_HOOKS === undefined) delete env.CUSTOMLABELS_HOOKS;
   if (ENV[mode].NODE_OPTIONS !== undefined) env.NODE_OPTIONS = ENV[mode].NODE_OPTIONS;
   const child = spawn('taskset', ['-c', '0', node, ...service.command(dir, port)], { cwd: root, env, stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
@@ -304,10 +307,12 @@ const median = (xs) => {
 const fmt = (v) => (v < 10 ? v.toFixed(2) : v < 100 ? v.toFixed(1) : v.toFixed(0));
 const fmtRatio = (r) => `${r.ratio.toFixed(2)}× [${r.low.toFixed(2)}, ${r.high.toFixed(2)}]`;
 
-function render({ results, command, rate, seconds }) {
-  const cpu = os.cpus()[0]?.model?.trim() ?? 'unknown CPU';
+// The machine and the day, saved with the results (a re-render keeps them).
+const machine = () => `${os.cpus()[0]?.model?.trim() ?? 'unknown CPU'} (${os.cpus().length} CPUs, shared)`;
+
+function render({ results, command, rate, seconds, date = 'an unrecorded date', cpu = 'an unrecorded machine' }) {
   const lines = [
-    `Measured ${new Date().toISOString().slice(0, 10)} on ${cpu} (${os.cpus().length} CPUs, shared): \`${command}\`; ${rate} requests/s, ${seconds} s per run after as long a warm-up, blocks of one run per mode (medians; ratios to no customlabels, 95 % intervals).`,
+    `Measured ${date} on ${cpu}: \`${command}\`; ${rate} requests/s, ${seconds} s per run after as long a warm-up, blocks of one run per mode (medians; ratios to no customlabels, 95 % intervals).`,
     '',
     '| service, Node.js | mode | CPU µs/request | p50 ms | p99 ms | CPU ÷ none | p50 ÷ none | p99 ÷ none | blocks |',
     '|---|---|---|---|---|---|---|---|---|',
@@ -343,7 +348,14 @@ async function main() {
       for (const name of names) result.services[name] = await runService(node, name, frames, limits);
       results.push(result);
     }
-    saved = { results, command: `node bench/services.js ${args.filter((a) => a !== '--write').join(' ')}`.trim(), rate: limits.rate, seconds: limits.seconds };
+    saved = {
+      results,
+      command: `node bench/services.js ${args.filter((a) => a !== '--write').join(' ')}`.trim(),
+      rate: limits.rate,
+      seconds: limits.seconds,
+      date: new Date().toISOString().slice(0, 10),
+      cpu: machine(),
+    };
     fs.mkdirSync(path.join(__dirname, 'results'), { recursive: true });
     fs.writeFileSync(path.join(__dirname, 'results', 'services.json'), `${JSON.stringify(saved, null, 1)}\n`);
   }

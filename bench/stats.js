@@ -48,13 +48,12 @@ function ratioInterval(ratios, { resamples = 4000, seed = 1 } = {}) {
   return { ratio, low, high, halfWidth: Math.max(ratio - low, high - ratio) / ratio, n };
 }
 
-// How many blocks an interval of ±`target` (relative) needs, from the
-// spread of the blocks so far (normal approximation of the log ratios).
-function blocksNeeded(ratios, target) {
-  const logs = ratios.map(Math.log);
-  const m = mean(logs);
-  const sd = Math.sqrt(logs.reduce((a, x) => a + (x - m) ** 2, 0) / Math.max(1, logs.length - 1));
-  return Math.ceil(((1.96 * sd) / Math.log(1 + target)) ** 2);
+// About how many blocks an interval of ±`target` (relative) needs, from the
+// interval `n` blocks gave (`ratioInterval`'s): its width shrinks as the
+// square root of the blocks. Always more than `n`.
+function blocksNeeded({ halfWidth, n }, target) {
+  if (!Number.isFinite(halfWidth)) return Infinity;
+  return Math.max(n + 1, Math.ceil(n * (halfWidth / target) ** 2));
 }
 
 const fmtRatio = (r) => `${r.ratio.toFixed(3)}× [${r.low.toFixed(3)}–${r.high.toFixed(3)}]`;
