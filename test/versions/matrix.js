@@ -234,7 +234,7 @@ const MATRIX = [
   piscina('4.9.4', 'newest 4'),
   piscina('5.0.0', 'oldest 5'),
   piscina('5.3.2', 'newest 5'),
-  // --- @datadog/pprof >=5.14.0 <6, @pyroscope/nodejs >=0.3.9 <0.7 -------------------------
+  // --- @datadog/pprof >=5.14.0 <6, @pyroscope/nodejs >=0.4.13 <0.7 (no 0.5 was published) -------------------------
   pprof('5.13.0', 'just outside: no runWithContext (the holders a frame gets are made through it)', 'unsupported'),
   pprof('5.14.0', 'oldest: runWithContext, a holder keeps its context at index 0'),
   pprof('5.14.4', "the one Pyroscope's SDK 0.4.13+ pins"),
