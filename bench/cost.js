@@ -9,7 +9,8 @@
 //            --max-blocks N (default 40), --minutes M (per row and Node.js,
 //            default 12), --write (docs/performance.md's cost and
 //            profilers tables), --from FILE,... (re-render saved results;
-//            several: one table, a later file's rows over an earlier's)
+//            several: one table, a later file's rows over an earlier's),
+//            --base REF (the register rows' baseline, default HEAD)
 //
 // Each row compares modes of bench/modes.js in blocks: a block runs every
 // mode of the row once, each in a fresh process pinned to CPU 0 (HTTP: the
@@ -38,6 +39,14 @@
 //                can): no context per scope, its own context per scope,
 //                customlabels' labels (customlabels/pprof), hooks on and,
 //                with useCPED, off
+//   register-express, register-fastify   server CPU µs per request of the
+//                api app (bench/http-server.js: a route through a nested
+//                router or a prefixed plugin) with no line of ours: none,
+//                --require customlabels/register (this tree), and register
+//                of the tree --base REF names (default HEAD: what was
+//                committed), checked out and built once into
+//                .bench-cache/trees/<commit> (its node_modules are this
+//                tree's); hooks on
 
 const fs = require('node:fs');
 const os = require('node:os');
@@ -77,6 +86,13 @@ const pprofRatios = (frames) => [
   ...(frames ? [['pprof-labels-nohooks', 'pprof-none']] : []),
 ];
 
+const registerModes = () => ['none', 'register', 'register-base'];
+const registerRatios = () => [
+  ['register', 'none'],
+  ['register-base', 'none'],
+  ['register', 'register-base'],
+];
+
 // id -> { label, unit, target, modes(frames), ratios(frames), measure(node,
 // mode) -> number, when?(frames) }
 const ROWS = {
@@ -100,6 +116,8 @@ const ROWS = {
   'pprof-await': { label: 'with @datadog/pprof: per `await`', unit: 'ns', target: CONTINUATION, modes: pprofModes, ratios: pprofRatios, measure: hop('awaitNs') },
   'pprof-express': { label: 'with @datadog/pprof: Express 5, server CPU per request', unit: 'µs', target: REQUEST, modes: pprofModes, ratios: pprofRatios, measure: http('express') },
   'pprof-fastify': { label: 'with @datadog/pprof: Fastify 5, server CPU per request', unit: 'µs', target: REQUEST, modes: pprofModes, ratios: pprofRatios, measure: http('fastify') },
+  'register-express': { label: 'register, Express 5 api app: server CPU per request', unit: 'µs', target: REQUEST, modes: registerModes, ratios: registerRatios, measure: registered('express') },
+  'register-fastify': { label: 'register, Fastify 5 api app: server CPU per request', unit: 'µs', target: REQUEST, modes: registerModes, ratios: registerRatios, measure: registered('fastify') },
 };
 
 // One hops.js process measures both an await and a hop: the process a row
@@ -119,6 +137,33 @@ function hop(key) {
 }
 function http(framework) {
   return (node, mode) => runHttp(node, framework, mode, { warmup: 2000, count: 8000 });
+}
+
+// The tree --base names, checked out (git worktree) and built once: its
+// lib/register.js.
+let baseRegister = null;
+function baseTree() {
+  if (baseRegister !== null) return baseRegister;
+  const { execFileSync } = require('node:child_process');
+  const root = path.join(__dirname, '..');
+  const commit = execFileSync('git', ['rev-parse', opt('--base', 'HEAD')], { cwd: root, encoding: 'utf8' }).trim();
+  const dir = path.join(root, '.bench-cache', 'trees', commit.slice(0, 12));
+  if (!fs.existsSync(path.join(dir, 'build', 'Release', 'customlabels.node'))) {
+    fs.rmSync(dir, { recursive: true, force: true });
+    execFileSync('git', ['worktree', 'add', '--force', '--detach', dir, commit], { cwd: root, stdio: 'ignore' });
+    execFileSync('npx', ['node-gyp', 'rebuild', '-j', '2'], { cwd: dir, stdio: ['ignore', 'ignore', 'inherit'] });
+  }
+  baseRegister = { commit, file: path.join(dir, 'lib', 'register.js') };
+  return baseRegister;
+}
+const REGISTER = path.join(__dirname, '..', 'lib', 'register.js');
+// The api app with no line of ours, none or started with a register.
+function registered(framework) {
+  return (node, mode) => {
+    const file = mode === 'register' ? REGISTER : mode === 'register-base' ? baseTree().file : null;
+    const env = { ...process.env, NODE_OPTIONS: file === null ? '' : `--require ${file}` };
+    return runHttp(node, framework, 'none', { app: 'api', warmup: 2000, count: 8000, env });
+  };
 }
 
 // Runs `row` under `node` until its ratios are known to within its target
@@ -169,6 +214,9 @@ const NAMES = {
   'pprof-own': 'its own context',
   'pprof-labels': 'labels',
   'pprof-labels-nohooks': 'labels, no hooks',
+  none: 'none',
+  register: 'register',
+  'register-base': 'register at base',
 };
 const ratioName = ({ of, over }) => `${NAMES[of]} ÷ ${NAMES[over]}`;
 
@@ -201,12 +249,17 @@ function header({ results, command, date, cpu }) {
 
 const COST_ROWS = ['await', 'hop', 'express', 'fastify', 'new-set'];
 const PPROF_ROWS = ['pprof-await', 'pprof-express', 'pprof-fastify'];
+const REGISTER_ROWS = ['register-express', 'register-fastify'];
 
 function render(saved) {
   const { results } = saved;
   const out = [];
   if (results.some((r) => COST_ROWS.some((id) => r.rows[id]))) out.push({ marker: 'cost', body: `${header(saved)}\n\n${rowLines(results, COST_ROWS)}` });
   if (results.some((r) => PPROF_ROWS.some((id) => r.rows[id]))) out.push({ marker: 'profilers', body: `${header(saved)}\n\n${rowLines(results, PPROF_ROWS)}` });
+  if (results.some((r) => REGISTER_ROWS.some((id) => r.rows[id]))) {
+    const base = saved.base === undefined ? '' : ` "register at base" is commit ${saved.base.slice(0, 12)}.`;
+    out.push({ marker: 'register', body: `${header(saved)}${base}\n\n${rowLines(results, REGISTER_ROWS)}` });
+  }
   return out;
 }
 
@@ -256,6 +309,7 @@ async function main() {
       command: `node bench/cost.js ${args.filter((a) => a !== '--write').join(' ')}`.trim(),
       date: new Date().toISOString().slice(0, 10),
       cpu: `${os.cpus()[0]?.model?.trim() ?? 'unknown CPU'} (${os.cpus().length} CPUs, shared)`,
+      ...(baseRegister !== null ? { base: baseRegister.commit } : {}),
     };
     fs.mkdirSync(path.join(__dirname, 'results'), { recursive: true });
     fs.writeFileSync(path.join(__dirname, 'results', 'cost.json'), `${JSON.stringify(saved, null, 1)}\n`);

@@ -5,6 +5,8 @@
 // with the addon (build/Release when built from source, else the prebuilt
 // one in prebuilds/<platform>-<arch>; the prebuilt reader is static, so it
 // runs on any glibc or musl system of its architecture).
+// `npx customlabels versions [--json]` is answered here, from the table of
+// integrations (lib/integrations/supported.js): no reader, no addon.
 
 const { spawn } = require('node:child_process');
 const fs = require('node:fs');
@@ -22,6 +24,10 @@ function readerPath() {
 }
 
 function main() {
+  if (process.argv[2] === 'versions') {
+    process.exitCode = require('../lib/integrations/supported').versionsCommand(process.argv.slice(3));
+    return;
+  }
   const reader = readerPath();
   if (reader === null) {
     process.stderr.write(

@@ -12,7 +12,7 @@
 //
 // Redis: REDIS_URL (redis://host:port), or else a redis-server on PATH that
 // the example starts on a free port of 127.0.0.1 and stops at the end.
-// Requires bullmq (npm install bullmq).
+// Requires bullmq (npm install bullmq ioredis; BullMQ 6 takes ioredis as a peer).
 
 const { spawn } = require('node:child_process');
 const net = require('node:net');

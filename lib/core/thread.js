@@ -118,8 +118,19 @@ function createThread(binding, env = process.env) {
     },
 
     // `next` for the rest of the current execution and what it causes
-    // (AsyncLocalStorage#enterWith); returns the function that restores
-    // what was current.
+    // (AsyncLocalStorage#enterWith), for good: nothing restores what was
+    // current (what runs after it in this execution is the same work's).
+    enterForGood(next) {
+      if (thread.mode().hooks === false) {
+        enterWith(storeOf(next));
+        return;
+      }
+      switcher.enable();
+      enterWith(storeOf(next));
+      publisher.install(next);
+    },
+
+    // The same, returning the function that restores what was current.
     enter(next) {
       const store = als.getStore();
       if (thread.mode().hooks === false) {

@@ -6,7 +6,8 @@
 // configuration (lib/register/config.js) leaves on is applied to the
 // packages the app loads, where its descriptor says they are reached
 // (lib/register/hooks.js for module loads, lib/register/globals.js for
-// registries on the global object, diagnostics_channel for channels), with
+// registries on the global object, diagnostics_channel for channels, the
+// ones Node.js publishes on included), with
 // the configuration passed in. Before a patch runs, the version of the
 // package it reached is checked against the integration's range: outside
 // it, one warning (CUSTOMLABELS_UNSUPPORTED_FRAMEWORK) and the package is
@@ -44,6 +45,21 @@ function apply(integration, reach, target, file, version, config) {
   }
 }
 
+// The subscriber of a channel Node.js itself publishes on (no package, no
+// version): it runs for every message (every HTTP request), so it does no
+// more than call the patch; one that throws is one warning, and the message
+// goes on unlabelled.
+function builtinPatch(integration, reach, config) {
+  const context = Object.freeze({ version: null, file: undefined, config });
+  return (message) => {
+    try {
+      reach.patch(message, context);
+    } catch (err) {
+      require('../core/warnings').warnOnce(`register:${reach.channel}`, `customlabels/${integration.name}: ${reach.channel} not labelled (${err && err.message})`, 'CUSTOMLABELS_REQUEST_LABELS');
+    }
+  };
+}
+
 function reachIntegration(integration, config, hooks) {
   const { versionOfFile } = require('../integrations/kit/versions');
   const versionAt = (file, pkg) => (typeof file === 'string' ? versionOfFile(file, pkg) : null);
@@ -63,7 +79,8 @@ function reachIntegration(integration, config, hooks) {
         hooks.reachEsmFile(reach.package, reach.file, reach.binding, onLoad);
         break;
       case 'channel':
-        subscribe(reach.channel, (message) => apply(integration, reach, message, undefined, reach.versionOf(message), config));
+        if (reach.builtin !== undefined) subscribe(reach.channel, builtinPatch(integration, reach, config));
+        else subscribe(reach.channel, (message) => apply(integration, reach, message, undefined, reach.versionOf(message), config));
         break;
       case 'global':
         require('./globals').observeGlobal(reach.key, reach.property, (value, registry) => {

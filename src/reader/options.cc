@@ -144,11 +144,15 @@ std::string UsageText() {
          "       customlabels sample <pid> [--hz 99] [--duration 10s] [--by KEY] [--tid TID]\n"
          "                           [--json] [--reader-limits NAME] [--as READER] [LIMITS]\n"
          "       customlabels check <addon-file | pid> [--readers [--json]]\n"
+         "       customlabels versions [--json]\n"
          "\n"
          "inspect  the labels each thread's custom_labels_current_set shows right now\n"
          "sample   interrupt the on-CPU threads at --hz for --duration and show the share\n"
          "         of samples per label set (or per value of --by KEY), per thread\n"
          "check    validate an addon file or a running process against the ABI\n"
+         "versions the npm packages the integrations support, and the range of each\n"
+         "         (answered by the package's `customlabels` command from its table of\n"
+         "         integrations: no process is read)\n"
          "\n"
          "Known readers: each one's own lookup, as its code does it (their sources are\n"
          "cited in src/reader/reader_lookups.cc), applied to the process:\n" +
@@ -219,6 +223,11 @@ Parsed ParseOptions(const std::vector<std::string>& args) {
                            : o.command == "sample" ? kSample
                            : o.command == "check"  ? kCheck
                                                    : 0u;
+  if (o.command == "versions") {
+    return Fail(
+        "versions is answered by the package's `customlabels` command (npx customlabels "
+        "versions), not by the reader binary");
+  }
   if (command == 0) return Fail("unknown command '" + o.command + "'");
   for (size_t i = 1; i < args.size(); ++i) {
     const std::string& a = args[i];

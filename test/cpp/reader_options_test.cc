@@ -97,6 +97,9 @@ TEST(Options, UnknownOptionsCommandsAndArguments) {
   EXPECT_EQ(Error({"inspect", "1", "--frobnicate"}), "unknown option '--frobnicate'");
   EXPECT_EQ(Error({"inspect", "1", "-x"}), "unknown option '-x'");
   EXPECT_EQ(Error({"nope"}), "unknown command 'nope'");
+  EXPECT_EQ(Error({"versions"}),
+            "versions is answered by the package's `customlabels` command (npx customlabels "
+            "versions), not by the reader binary");
   EXPECT_EQ(Error({"inspect", "1", "2"}), "unexpected argument '2'");
   EXPECT_EQ(Error({"inspect"}), "inspect needs a pid");
   EXPECT_EQ(Error({"check"}), "check needs a file or pid");

@@ -20,7 +20,7 @@ function pattern(paths) {
 function reachOf(integration) {
   const groups = new Map();
   for (const r of integration.reach) {
-    const key = `${r.kind}\0${r.package}\0${r.requests === undefined ? '' : 'requests'}`;
+    const key = `${r.kind}\0${r.package ?? r.builtin}\0${r.requests === undefined ? '' : 'requests'}`;
     if (!groups.has(key)) groups.set(key, []);
     groups.get(key).push(r);
   }
@@ -53,13 +53,22 @@ function reachOf(integration) {
   return out.join('; ');
 }
 
+// The versions column: the ranges checked, those tested with, or, for an
+// integration of Node.js alone, its modules.
+function versionsOf(i) {
+  const ranges = [
+    ...Object.entries(i.packages).map(([p, r]) => `\`${p}\` ${r.replace(/\|\|/g, 'or')}`),
+    ...Object.entries(i.testedWith).map(([p, r]) => `\`${p}\` ${r.replace(/\|\|/g, 'or')} (tested with)`),
+  ];
+  if (ranges.length > 0) return ranges.join(', ');
+  return `Node.js's own ${[...new Set(i.reach.map((r) => `\`${r.builtin}\``))].join(', ')}`;
+}
+
 function renderIntegrations(table) {
   const head = '| integration | `CUSTOMLABELS_INTEGRATIONS` | supported versions | by hand | register reaches it through |';
   const rule = '|---|---|---|---|---|';
   const rows = table.map((i) => {
-    const versions = Object.entries(i.packages)
-      .map(([p, r]) => `\`${p}\` ${r.replace(/\|\|/g, 'or')}`)
-      .join(', ');
+    const versions = versionsOf(i);
     const byHand = i.subpath === null ? 'register only' : `\`customlabels${i.subpath.slice(1)}\``;
     const register = i.reach.length === 0 ? 'by hand only' : reachOf(i);
     return `| [${i.title}](docs/integrations/${i.name}.md) | ${i.reach.length === 0 ? '-' : `\`${i.name}\``} | ${versions} | ${byHand} | ${register} |`;

@@ -10,7 +10,7 @@ const { execFile, execFileSync, spawn } = require('node:child_process');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { root } = require('../js/helpers');
+const { root, userEnv, run, npm, pack, newApp: newAppIn } = require('./pack');
 
 jest.setTimeout(300000);
 
@@ -18,35 +18,7 @@ let work;
 let tarball;
 let packed;
 
-function run(file, args, { cwd, env = {} } = {}) {
-  return new Promise((resolve) => {
-    execFile(file, args, { cwd, env: { ...process.env, ...env }, encoding: 'utf8', timeout: 240000, maxBuffer: 1 << 24 }, (err, stdout, stderr) =>
-      resolve({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stdout, stderr }),
-    );
-  });
-}
-
-// npm as a user runs it: no inherited npm_* settings of the test runner.
-function userEnv(extra = {}) {
-  const env = {};
-  for (const [k, v] of Object.entries(process.env)) if (!/^npm_/i.test(k)) env[k] = v;
-  return { ...env, ...extra };
-}
-
-function npm(args, { cwd, env }) {
-  return new Promise((resolve) => {
-    execFile('npm', args, { cwd, env, encoding: 'utf8', timeout: 240000, maxBuffer: 1 << 24 }, (err, stdout, stderr) =>
-      resolve({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stdout, stderr }),
-    );
-  });
-}
-
-async function newApp(name) {
-  const dir = path.join(work, name);
-  fs.mkdirSync(dir);
-  fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: `app-${name}`, version: '1.0.0', private: true }));
-  return dir;
-}
+const newApp = async (name) => newAppIn(work, name);
 
 // A PATH with node, npm and a shell, and no compiler, make or python.
 function pathWithoutCompiler() {
@@ -102,11 +74,7 @@ const prebuilt = (app) => path.join(installedDir(app), 'prebuilds', `linux-${pro
 
 beforeAll(async () => {
   work = fs.mkdtempSync(path.join(os.tmpdir(), 'customlabels-install-'));
-  const r = await npm(['pack', '--json', '--pack-destination', work], { cwd: root, env: userEnv() });
-  expect(r.stderr).not.toMatch(/ERR!/);
-  expect(r.code).toBe(0);
-  packed = JSON.parse(r.stdout.slice(r.stdout.indexOf('[')))[0];
-  tarball = path.join(work, packed.filename);
+  ({ tarball, packed } = await pack());
 });
 
 afterAll(() => {
@@ -144,7 +112,8 @@ test('(a) installed with --ignore-scripts: the prebuilt binary publishes labels'
   expect(seen.info.addon).not.toMatch(/.*\/libcustomlabels.*\.so/);
   expect(path.basename(seen.info.addon)).toBe('customlabels.node');
   // Every integration loads, CJS and ESM, in an app that installed none of
-  // the frameworks (they are optional peers): nothing to install, no throw.
+  // the frameworks (customlabels declares none as a peer): nothing to
+  // install, no throw.
   // customlabels/register exports nothing: it loads, both ways.
   const subpaths = Object.keys(require(path.join(installedDir(app), 'package.json')).exports).filter((k) => k !== '.' && k !== './package.json');
   const load = await run(process.execPath, [

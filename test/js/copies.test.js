@@ -9,7 +9,7 @@ const { execFile, spawn } = require('node:child_process');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { root, addonPath } = require('./helpers');
+const { root, addonPath, copyPackage } = require('./helpers');
 
 const readerPath = path.join(root, 'build', 'Release', 'customlabels-reader');
 let app;
@@ -18,10 +18,7 @@ let app;
 // app/node_modules/<name>/.
 function installCopy(name, { protocol } = {}) {
   const dir = path.join(app, 'node_modules', name);
-  fs.mkdirSync(path.join(dir, 'build', 'Release'), { recursive: true });
-  fs.cpSync(path.join(root, 'lib'), path.join(dir, 'lib'), { recursive: true });
-  fs.cpSync(path.join(root, 'package.json'), path.join(dir, 'package.json'));
-  fs.cpSync(addonPath, path.join(dir, 'build', 'Release', 'customlabels.node'));
+  copyPackage(dir);
   if (protocol !== undefined) {
     const file = path.join(dir, 'lib', 'core', 'protocol.js');
     const src = fs.readFileSync(file, 'utf8').replace(/const PROTOCOL_VERSION = \d+;/, `const PROTOCOL_VERSION = ${protocol};`);

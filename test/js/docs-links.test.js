@@ -50,3 +50,28 @@ test.each(pages)('%s: every relative link lands on a file and a heading that exi
   }
   expect(broken).toEqual([]);
 });
+
+// The README is read on the registry's page and in node_modules too, where
+// only what the package ships exists: every relative link of the README,
+// and of each page it ships, lands on a file in npm's list of what it packs.
+test('every relative link of the README and of each page the package ships lands on a file the package ships', () => {
+  const { execFileSync } = require('node:child_process');
+  const out = execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+  const shipped = new Set(JSON.parse(out.slice(out.indexOf('[')))[0].files.map((f) => f.path));
+  const shippedPages = [...shipped].filter((f) => f.endsWith('.md'));
+  expect(shippedPages).toEqual(expect.arrayContaining(['README.md', 'docs/versions.md', 'docs/register.md']));
+  const dead = [];
+  let links = 0;
+  for (const page of shippedPages) {
+    const text = fs.readFileSync(path.join(root, page), 'utf8').replace(/^```[\s\S]*?^```/gm, '');
+    for (const m of text.matchAll(/\]\(([^)\s]+)\)/g)) {
+      const [file] = m[1].split('#');
+      if (/^[a-z]+:/.test(m[1]) || file === '') continue;
+      links++;
+      const target = path.posix.normalize(path.posix.join(path.posix.dirname(page), file));
+      if (!shipped.has(target)) dead.push(`${page}: ${m[1]}`);
+    }
+  }
+  expect(links).toBeGreaterThan(50);
+  expect(dead).toEqual([]);
+});

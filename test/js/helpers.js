@@ -107,4 +107,25 @@ function inspectBody(stdout) {
     .join('\n');
 }
 
-module.exports = { root, addonPath, readerPath, tick, sleep, runNode, CAP, hasCapability, testIf, inspectBody };
+// A copy of the package at `dir`, as npm would install it there: lib/,
+// package.json, its dependencies (linked from the repository's
+// node_modules) and, with `addon`, its own copy of the built addon file.
+// Returns the addon file's path (or null).
+function copyPackage(dir, { addon = true } = {}) {
+  fs.mkdirSync(dir, { recursive: true });
+  fs.cpSync(path.join(root, 'lib'), path.join(dir, 'lib'), { recursive: true });
+  fs.cpSync(path.join(root, 'package.json'), path.join(dir, 'package.json'));
+  const { dependencies = {} } = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));
+  for (const dep of Object.keys(dependencies)) {
+    const at = path.join(dir, 'node_modules', dep);
+    fs.mkdirSync(path.dirname(at), { recursive: true });
+    fs.symlinkSync(path.join(root, 'node_modules', dep), at, 'dir');
+  }
+  if (!addon) return null;
+  const file = path.join(dir, 'build', 'Release', 'customlabels.node');
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.cpSync(addonPath, file);
+  return file;
+}
+
+module.exports = { root, addonPath, readerPath, tick, sleep, runNode, CAP, hasCapability, testIf, inspectBody, copyPackage };

@@ -8,7 +8,7 @@ const os = require('node:os');
 const path = require('node:path');
 const { createInstance } = require('../../lib/core/instance');
 const { isSupportedPlatform, detectLibc, prebuildTarget } = require('../../lib/core/platform');
-const { root, runNode } = require('./helpers');
+const { root, runNode, copyPackage } = require('./helpers');
 
 describe('platforms', () => {
   test.each([
@@ -50,8 +50,7 @@ describe('a copy of the package with no binary for this machine', () => {
   test('requires fine, runs fn unlabelled, validates, and says why', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'customlabels-nobinary-'));
     try {
-      fs.cpSync(path.join(root, 'lib'), path.join(dir, 'lib'), { recursive: true });
-      fs.cpSync(path.join(root, 'package.json'), path.join(dir, 'package.json'));
+      copyPackage(dir, { addon: false });
       const { code, stdout, stderr } = await runNode(`
         const api = require(${JSON.stringify(dir)});
         let error;

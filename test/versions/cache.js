@@ -1,11 +1,14 @@
 'use strict';
 
 // Installs the package sets test/versions runs into a cache of its own,
-// .versions-cache/<set>/ in the repository (one npm install per set, with
-// its overrides), shared by every suite and kept between runs: a set is
-// installed again only when its spec changes. A double (a set whose package
-// has one private name renamed: a framework whose internals moved) is a copy
-// of its install with that name replaced in the files it names.
+// .versions-cache/<set>/ in the repository, shared by every suite and kept
+// between runs: a set is installed again only when its spec or its lockfile
+// changes. A set of the matrix installs with `npm ci` from its lockfile
+// (test/versions/locks.js): one it lacks is an error, never a fresh
+// resolution; a set of the newest lane (`fresh`) resolves as a new app
+// would today. A double (a set whose package has one private name renamed:
+// a framework whose internals moved) is a copy of its install with that
+// name replaced in the files it names.
 
 const { execFile } = require('node:child_process');
 const crypto = require('node:crypto');
@@ -13,18 +16,22 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { promisify } = require('node:util');
 
+const { manifestOf, lockOf, fileOf } = require('./locks');
+
 const run = promisify(execFile);
 const root = path.join(__dirname, '..', '..');
 const CACHE = path.join(root, '.versions-cache');
 
-// The folder of `set` ({ packages: { name: version }, overrides? }).
+// The folder of `set` ({ packages: { name: version }, overrides?, double?,
+// legacyPeerDeps?, fresh? }): named by its spec and its lockfile.
 function dirOf(set) {
-  const spec = JSON.stringify({ packages: set.packages, overrides: set.overrides ?? {}, double: set.double ?? null });
+  const lock = set.fresh ? 'fresh' : JSON.stringify(lockOf({ ...set, double: undefined }));
+  const spec = JSON.stringify({ packages: set.packages, overrides: set.overrides ?? {}, double: set.double ?? null, lock });
   const hash = crypto.createHash('sha256').update(spec).digest('hex').slice(0, 10);
   const name = Object.entries(set.packages)
     .map(([p, v]) => `${p.replace('@', '').replace('/', '-')}-${v}`)
     .join('+');
-  return path.join(CACHE, `${name.slice(0, 80)}-${hash}`);
+  return path.join(CACHE, set.fresh ? 'newest' : '', `${name.slice(0, 80)}-${hash}`);
 }
 
 function installed(dir) {
@@ -52,11 +59,17 @@ async function installOnce(set, dir) {
     applyDouble(dir, set.double);
   } else {
     fs.mkdirSync(dir, { recursive: true });
-    fs.writeFileSync(
-      path.join(dir, 'package.json'),
-      JSON.stringify({ name: 'customlabels-versions-set', private: true, dependencies: set.packages, overrides: set.overrides ?? {} }, null, 2),
-    );
-    await run('npm', ['install', '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error', '--no-package-lock'], {
+    fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify(manifestOf(set), null, 2));
+    let args;
+    if (set.fresh) {
+      args = ['install'];
+    } else {
+      const lock = lockOf(set);
+      if (lock === null) throw new Error(`no lockfile ${path.relative(root, fileOf(set))}: run npm run versions:refresh`);
+      fs.writeFileSync(path.join(dir, 'package-lock.json'), JSON.stringify(lock));
+      args = ['ci'];
+    }
+    await run('npm', [...args, '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error', ...(set.legacyPeerDeps ? ['--legacy-peer-deps'] : [])], {
       cwd: dir,
       env: { ...process.env, npm_config_nodedir: undefined, NODE_OPTIONS: '' },
       maxBuffer: 64 * 1024 * 1024,

@@ -15,23 +15,27 @@
 //   not (each one it shows is the request's own; a route never known
 //   shows as (unmatched), or not at all).
 
+const fs = require('node:fs');
+const os = require('node:os');
 const path = require('node:path');
 const { nodeDir } = require('../../scripts/node-versions');
-const { MATRIX } = require('./matrix');
 const { SUITES } = require('./suites');
 const { installAll, versionIn } = require('./cache');
+const { labelOf } = require('./matrix');
+const { recordResult } = require('./results');
 const TABLE = require('../../lib/integrations');
 const { satisfies } = require('../../lib/integrations/kit/versions');
 
 const overlay = path.join(__dirname, 'overlay.js');
 const UNMATCHED = '(unmatched)';
 
-// How an entry is named in test titles and the docs: its packages and
-// versions ('express 5.0.0 (router 2.0.0)').
-function labelOf(entry) {
-  const [main, ...rest] = Object.entries(entry.set.packages);
-  const extra = [...rest, ...Object.entries(entry.set.overrides ?? {})].map(([p, v]) => `${p} ${v}`);
-  return `${main[0]} ${main[1]}${extra.length ? ` (${extra.join(', ')})` : ''}${entry.set.double ? ` with ${entry.set.double.renames} moved` : ''}`;
+// The entries this run tests: the matrix, or (npm run test:versions --
+// --newest) the newest releases npm has today, resolved by run.js before
+// Jest starts and handed over in the file CUSTOMLABELS_VERSIONS_NEWEST names.
+function entriesOf(name) {
+  const newest = process.env.CUSTOMLABELS_VERSIONS_NEWEST;
+  const all = typeof newest === 'string' && newest !== '' ? JSON.parse(fs.readFileSync(newest, 'utf8')) : require('./matrix').MATRIX;
+  return all.filter((e) => e.integration === name);
 }
 
 function modesOf(entry, suite) {
@@ -47,11 +51,17 @@ function modesOf(entry, suite) {
 // are not deprecations and still show.
 const NODE_22_FLAGS = ['--experimental-async-context-frame'];
 
-function envFor(entry, dir, wiring, hooks) {
+// The packages a run resolves from the set's folder and records as loaded:
+// the set's, its overrides', and those its suite reports (Express's
+// router).
+const namesOf = (entry) => [...new Set([...Object.keys(entry.set.packages), ...Object.keys(entry.set.overrides ?? {}), ...(SUITES[entry.integration].report ?? [])])];
+
+function envFor(entry, dir, wiring, hooks, loadedFile) {
   const flags = [...(entry.node === 22 ? NODE_22_FLAGS : []), '--no-deprecation'];
   const env = {
     CUSTOMLABELS_VERSIONS_DIR: dir,
-    CUSTOMLABELS_VERSIONS_PACKAGES: JSON.stringify(Object.keys(entry.set.packages)),
+    CUSTOMLABELS_VERSIONS_PACKAGES: JSON.stringify(namesOf(entry)),
+    CUSTOMLABELS_VERSIONS_LOADED: loadedFile,
     NODE_OPTIONS: [...flags, '--require', overlay, ...(wiring === 'register' ? ['--require', 'customlabels/register'] : [])].join(' '),
   };
   if (hooks === 'off') env.CUSTOMLABELS_HOOKS = '0';
@@ -99,8 +109,46 @@ function subjectOf(entry) {
   return Object.keys(entry.set.packages).find((p) => integration.packages[p] !== undefined && !satisfies(entry.set.packages[p], integration.packages[p]));
 }
 
+// What the run loaded of the set's packages (test/versions/overlay.js's
+// lines, one per process and thread): { package: { folder: version } }.
+function loadedOf(file) {
+  const out = {};
+  let text = '';
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch {
+    return out;
+  }
+  for (const line of text.split('\n').filter(Boolean)) {
+    for (const [pkg, folders] of Object.entries(JSON.parse(line).loaded)) Object.assign((out[pkg] ??= {}), folders);
+  }
+  return out;
+}
+
+// The versions named are the versions that ran: every package of the set
+// the app loaded came from the set's folder, at the version the set (or
+// its overrides) names at its top (a copy nested in another package may
+// differ), and the entry's subject was loaded. Returns { package: version }
+// of what ran at the top of the set's node_modules.
+function expectLoadedAsNamed(entry, dir, loaded) {
+  const modules = path.join(dir, 'node_modules');
+  expect({ subject: entry.subject, loaded: loaded[entry.subject] !== undefined }).toEqual({ subject: entry.subject, loaded: true });
+  const ran = {};
+  for (const [pkg, folders] of Object.entries(loaded)) {
+    for (const [folder, version] of Object.entries(folders)) {
+      expect({ pkg, folder, inSet: folder.startsWith(modules + path.sep) }).toEqual({ pkg, folder, inSet: true });
+      if (folder === path.join(modules, pkg)) {
+        const named = entry.set.packages[pkg] ?? (entry.set.overrides ?? {})[pkg];
+        if (named !== undefined) expect({ pkg, version }).toEqual({ pkg, version: named });
+        ran[pkg] = version;
+      }
+    }
+  }
+  return ran;
+}
+
 function describeVersions(name, context = {}) {
-  const entries = MATRIX.filter((e) => e.integration === name);
+  const entries = entriesOf(name);
   const suite = SUITES[name];
   const integration = TABLE.find((i) => i.name === name);
   let dirs;
@@ -115,29 +163,60 @@ function describeVersions(name, context = {}) {
       for (const [wiring, hooks] of modesOf(entry, suite)) {
         describe(`wired ${wiring}, hooks ${hooks}`, () => {
           let result;
+          let ran = null;
+          // Each test of the mode marks itself passed as its last step; the
+          // mode's record says whether all did (test/versions/results.js).
+          const passed = new Set();
+          const tests = [];
+          const check = (title, fn) => {
+            tests.push(title);
+            test(title, async () => {
+              await fn();
+              passed.add(title);
+            });
+          };
+          const loadedFile = path.join(os.tmpdir(), `customlabels-loaded-${process.pid}-${Math.random().toString(36).slice(2)}.jsonl`);
+
           beforeAll(async () => {
             const dir = dirs.get(entry.set);
             if (entry.node !== undefined) process.env.CUSTOMLABELS_FIXTURE_NODE = path.join(nodeDir(entry.node), 'bin', 'node');
             try {
-              result = await suite.run(entry, envFor(entry, dir, wiring, hooks), { ...context, wiring });
+              result = await suite.run(entry, envFor(entry, dir, wiring, hooks, loadedFile), { ...context, wiring });
             } finally {
               delete process.env.CUSTOMLABELS_FIXTURE_NODE;
             }
           }, 400000);
 
+          afterAll(() => {
+            const loaded = loadedOf(loadedFile);
+            fs.rmSync(loadedFile, { force: true });
+            recordResult({
+              entry,
+              wiring,
+              hooks,
+              passed: tests.every((t) => passed.has(t)),
+              outcome: suite.outcome ? suite.outcome(entry, { wiring, hooks }) : entry.expect === 'unsupported' ? 'one warning, unlabelled, no label wrong' : 'labelled exactly',
+              ran: ran ?? Object.fromEntries(Object.entries(loaded).map(([p, f]) => [p, f[path.join(dirs.get(entry.set), 'node_modules', p)] ?? null])),
+              attempts: result && result.attempts !== undefined ? result.attempts : 1,
+            });
+          });
+
+          check('the versions the set names are the versions that ran, loaded from its folder', () => {
+            ran = expectLoadedAsNamed(entry, dirs.get(entry.set), loadedOf(loadedFile));
+          });
           if (entry.expect !== 'unsupported') {
-            test('every request is answered as without customlabels, and the app exits cleanly', () => {
+            check('every request is answered as without customlabels, and the app exits cleanly', () => {
               expect(result.run.stderr).toBe('');
               expect(result.run.code).toBe(0);
               suite.served(result, entry, { wiring, unsupported: false });
             });
-            test('at every checkpoint the reader sees exactly the labels of its work, from outside', () => {
+            check('at every checkpoint the reader sees exactly the labels of its work, from outside', () => {
               suite.checkpoints(result, entry, { wiring });
               // Hooks off means off: labels found by the walk, never the TLS pointer.
               for (const cp of result.run.checkpoints) expect({ name: cp.name, hooks: cp.hooks }).toEqual({ name: cp.name, hooks: hooks === 'on' });
             });
           } else {
-            test('one CUSTOMLABELS_UNSUPPORTED_FRAMEWORK warning names the package, the version found and the range; the app serves and exits cleanly', () => {
+            check('one CUSTOMLABELS_UNSUPPORTED_FRAMEWORK warning names the package, the version found and the range; the app serves and exits cleanly', () => {
               const pkg = subjectOf(entry);
               const version = versionIn(dirs.get(entry.set), pkg);
               const warnings = warningsOf(suite, result).filter((w) => w.code === 'CUSTOMLABELS_UNSUPPORTED_FRAMEWORK');
@@ -150,7 +229,7 @@ function describeVersions(name, context = {}) {
               expect(result.run.code).toBe(0);
               suite.served(result, entry, { wiring, unsupported: true });
             });
-            test('no checkpoint shows a label of the integration that is not its own', () => {
+            check('no checkpoint shows a label of the integration that is not its own', () => {
               expect(result.run.checkpoints.length).toBeGreaterThan(0);
               for (const cp of result.run.checkpoints) {
                 const seen = cp.seen.row === null ? null : cp.seen.row.labels;
@@ -164,4 +243,4 @@ function describeVersions(name, context = {}) {
   }
 }
 
-module.exports = { describeVersions, labelOf, modesOf, noWrongLabel };
+module.exports = { describeVersions, modesOf, noWrongLabel };

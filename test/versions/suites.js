@@ -5,6 +5,8 @@
 // fixture starts (the variant the entry names, with the entry's packages in
 // place of the repository's), and which wirings it runs.
 
+const semver = require('semver');
+
 const e2e = (name) => require(`../js/integrations/e2e/${name}`);
 
 // Each: { run(entry, env, context) -> result, served(result, entry,
@@ -16,10 +18,13 @@ const e2e = (name) => require(`../js/integrations/e2e/${name}`);
 // (labels the app sets itself are the app's: a framework left unpatched may
 // run them in another request's context, as it does without customlabels);
 // context: { wiring, unsupported } and, per suite, the servers it needs
-// (redis, broker).
+// (redis, broker); report? (packages of the set's install beside its own
+// whose versions the docs show: Express's router); outcome?(entry, { wiring,
+// hooks }) (what its tests showed, in the docs' words, where it is not
+// 'labelled exactly' or the unsupported one).
 const HTTP = ['method', 'route', 'tenant'];
 const SUITES = {
-  express: { ...e2e('express'), published: HTTP, run: (entry, env) => e2e('express').run({ module: 'express', env }) },
+  express: { ...e2e('express'), published: HTTP, report: ['router'], run: (entry, env) => e2e('express').run({ module: 'express', env }) },
   fastify: { ...e2e('fastify'), published: HTTP, run: (entry, env) => e2e('fastify').run({ module: 'fastify', env }) },
   koa: { ...e2e('koa'), published: HTTP, run: (entry, env) => e2e('koa').run({ koa: 'koa', router: entry.variant, env }) },
   hapi: { ...e2e('hapi'), published: HTTP, run: (entry, env) => e2e('hapi').run({ env }) },
@@ -28,12 +33,15 @@ const SUITES = {
     published: ['graphql.operation', 'graphql.type', ...HTTP],
     // Apollo 4 on Express 4 (its own express4 middleware), Apollo 5 on
     // Express 5, Yoga on node:http by hand and mounted in Express with
-    // register.
-    variantOf: (entry, wiring) => (entry.variant === 'apollo4' ? 'apollo4-express4' : entry.variant === 'apollo5' ? 'apollo5-express5' : wiring === 'by hand' ? 'yoga-http' : 'yoga-express'),
+    // register, envelop on node:http by hand (graphql-js no server takes).
+    variantOf: (entry, wiring) =>
+      entry.variant === 'apollo4' ? 'apollo4-express4' : entry.variant === 'apollo5' ? 'apollo5-express5' : entry.variant === 'envelop' ? 'envelop' : wiring === 'by hand' ? 'yoga-http' : 'yoga-express',
+    // An operation's description parses from graphql-js 16.11.
+    descriptions: (entry) => semver.gte(entry.set.packages.graphql, '16.11.0'),
     run(entry, env, { wiring }) {
-      return e2e('graphql').run({ variant: SUITES.graphql.variantOf(entry, wiring), env: { ...env, CUSTOMLABELS_FIXTURE_UNALIASED: '1' } });
+      return e2e('graphql').run({ variant: SUITES.graphql.variantOf(entry, wiring), env: { ...env, CUSTOMLABELS_FIXTURE_UNALIASED: '1' }, descriptions: SUITES.graphql.descriptions(entry) });
     },
-    served: (result, entry, { wiring }) => e2e('graphql').served(result, SUITES.graphql.variantOf(entry, wiring)),
+    served: (result, entry, { wiring }) => e2e('graphql').served(result, SUITES.graphql.variantOf(entry, wiring), { descriptions: SUITES.graphql.descriptions(entry) }),
     checkpoints: (result, entry, { wiring }) => e2e('graphql').checkpoints(result, SUITES.graphql.variantOf(entry, wiring)),
   },
   bullmq: {
@@ -60,7 +68,10 @@ const SUITES = {
   },
   otel: {
     ...e2e('otel'),
-    published: ['trace_id', 'span_id', 'local_root_span_id', 'method', 'op'],
+    // (`method` too, from span attributes; under register every request
+    // also carries it from the HTTP integration, the same value, so an
+    // unpatched OpenTelemetry is judged by the ids it must not show.)
+    published: ['trace_id', 'span_id', 'local_root_span_id', 'op'],
     run: (entry, env) => e2e('otel').run({ env }),
   },
   worker: { ...e2e('worker'), run: (entry, env) => e2e('worker').run({ env }), served() {}, wirings: ['by hand'] },
@@ -73,6 +84,8 @@ const SUITES = {
     served: (result) => e2e('pprof').servedVersion(result),
     checkpoints: (result, entry) => e2e('pprof').checkpointsVersion(result, entry.variant),
     warnings: (result) => result.result.warnings,
+    outcome: (entry, { hooks }) =>
+      entry.expect === 'unsupported' ? 'one warning, unlabelled, no label wrong' : entry.variant === 'pyroscope' && hooks === 'off' ? 'no labels: one context per thread needs hooks (strategy() says so)' : 'labelled exactly, read from the profile',
   },
 };
 

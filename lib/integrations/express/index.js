@@ -43,7 +43,7 @@ function instrument(express) {
   return patchChecked(routerProto, layerProto, versionOfExports(express, PACKAGE));
 }
 
-// The Express you installed, if it resolves from here (a peer dependency).
+// The Express you installed, if it resolves from here (a flat node_modules).
 function instrumentInstalled() {
   let file;
   let express;

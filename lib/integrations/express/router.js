@@ -24,6 +24,7 @@
 
 const { withLabels } = require('../../index');
 const { Patcher } = require('../kit/patcher');
+const { requestScopeOf, follow } = require('../kit/request-scope');
 const { RouteLabels, memoOn } = require('../kit/route-labels');
 
 const patcher = new Patcher('express');
@@ -81,12 +82,17 @@ function routeLabels(req, route) {
   });
 }
 
-// Runs fn in the scope of `route` for `req`; the request body's events
-// (read by the route's own parser) from then on too.
+// Runs fn in the scope of `route` for `req`; the request's events (its
+// body, read by the route's own parser) from then on too.
 function inRoute(req, route, fn) {
   return withLabels(routeLabels(req, route), () => {
-    const state = req[kState];
-    if (state !== undefined && state.events !== null) state.events.capture();
+    const scope = requestScopeOf(req);
+    if (scope !== undefined) {
+      follow(scope);
+    } else {
+      const state = req[kState];
+      if (state !== undefined && state.events !== null) state.events.capture();
+    }
     return fn();
   });
 }

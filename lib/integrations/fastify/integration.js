@@ -1,10 +1,11 @@
 'use strict';
 
 // customlabels/fastify in the table of integrations (lib/integrations/index.js):
-// with register, the plugin's hook on every new root instance, from Node's
-// instrumentation point Fastify publishes for this (diagnostics_channel
-// 'fastify.initialization', Fastify 4.0+), handed register's configuration;
-// a registration of the plugin by the app then takes over, merging it.
+// with register, every new root instance, from the diagnostics_channel
+// Fastify publishes for this ('fastify.initialization', Fastify 4.0+), is
+// handed register's configuration and labelled through Fastify 5's handler
+// channel, or, on Fastify 4, the plugin's hook (fastify/instances.js); a
+// registration of the plugin by the app then takes over, merging it.
 
 const { defineIntegration } = require('../kit/integration');
 

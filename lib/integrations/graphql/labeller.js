@@ -8,7 +8,7 @@ const { withLabels } = require('../../index');
 const { withLabelsOr } = require('../kit/request-labels');
 const errors = require('../../core/errors');
 const { warnOnce } = require('../../core/warnings');
-const { MAX_OPERATIONS } = require('./outline');
+const { MAX_OPERATIONS, canRead } = require('./outline');
 
 const OPERATION = 'graphql.operation';
 const TYPE = 'graphql.type';
@@ -60,7 +60,10 @@ function createLabeller(options) {
   }
 
   let run;
-  if (extra === undefined) {
+  if (!canRead()) {
+    // graphql-js is missing or unsupported: operations are left alone.
+    run = (op, request, headers, fn) => fn();
+  } else if (extra === undefined) {
     // Frozen strings of our own: withLabels never rejects them.
     run = (op, request, headers, fn) => withLabels(labelsOf(op), fn);
   } else {

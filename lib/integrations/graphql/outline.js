@@ -25,6 +25,8 @@ const { createRequire } = require('node:module');
 const { warnOnce } = require('../../core/warnings');
 const errors = require('../../core/errors');
 const { PARCA } = require('../kit/limits');
+const { versionOfFile, satisfies, warnUnsupported } = require('../kit/versions');
+const supported = require('./packages');
 
 const ANONYMOUS = '(anonymous)';
 const UNKNOWN = '(unknown)';
@@ -62,29 +64,43 @@ const PERSISTED_OP = Object.freeze({ operation: PERSISTED, type: UNKNOWN });
 const labelName = (name) => (name === null ? ANONYMOUS : name.length > MAX_VALUE_BYTES ? name.slice(0, MAX_VALUE_BYTES) : name);
 
 // graphql-js, as the app has it: resolved from here, else from the app's
-// directory (a layout where this package cannot see its peers). null, with
-// one warning, where there is none: operations then run under (unknown).
+// directory (a layout where this package cannot see the app's packages). null, with
+// one warning, where there is none, or its version is outside the range
+// the integration supports: operations then run with no GraphQL labels of
+// their own (graphql/labeller.js), as an integration left alone does.
 let graphqlJs;
 function lexerOf() {
   if (graphqlJs !== undefined) return graphqlJs;
   graphqlJs = null;
   const from = [require, createRequire(path.join(process.cwd(), 'index.js'))];
   for (const req of from) {
+    let file;
+    try {
+      file = req.resolve('graphql');
+    } catch {
+      continue;
+    }
+    const version = versionOfFile(file, 'graphql');
+    if (version !== null && !satisfies(version, supported.packages.graphql)) {
+      warnUnsupported(supported.name, 'graphql', version, supported.packages.graphql, 'outside the supported range; GraphQL operations run with no GraphQL labels');
+      return graphqlJs;
+    }
     try {
       const { Lexer, Source, TokenKind } = req('graphql');
       if (typeof Lexer === 'function' && typeof Source === 'function' && typeof TokenKind === 'object') {
         graphqlJs = { Lexer, Source, TokenKind };
-        break;
+        return graphqlJs;
       }
     } catch {
       // next
     }
   }
-  if (graphqlJs === null) {
-    warnOnce('graphql-lexer', "customlabels: graphql-js (the 'graphql' package) was not found: GraphQL operations run under (unknown)", 'CUSTOMLABELS_GRAPHQL_LABELS');
-  }
+  warnOnce('graphql-lexer', "customlabels: graphql-js (the 'graphql' package) was not found: GraphQL operations run with no GraphQL labels", 'CUSTOMLABELS_GRAPHQL_LABELS');
   return graphqlJs;
 }
+
+// Whether operations can be read here (graphql-js found, in range).
+const canRead = () => lexerOf() !== null;
 
 // States between top-level tokens.
 const TOP = 0; // between definitions
@@ -294,6 +310,7 @@ function safely(get) {
 }
 
 module.exports = {
+  canRead,
   UNKNOWN_OP,
   MAX_OPERATIONS,
   scanOperations,

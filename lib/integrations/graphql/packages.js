@@ -5,5 +5,5 @@
 // the parts that patch (graphql/apollo.js, graphql/envelop.js).
 module.exports = Object.freeze({
   name: 'graphql',
-  packages: Object.freeze({ '@apollo/server': '4.x || 5.x', 'graphql-yoga': '>=5.11.0 <6', graphql: '15.x || 16.x' }),
+  packages: Object.freeze({ '@apollo/server': '4.x || 5.x', 'graphql-yoga': '>=5.11.0 <6', graphql: '15.x || 16.x || 17.x' }),
 });

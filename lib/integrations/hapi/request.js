@@ -8,12 +8,13 @@
 // the route lookup, in one scope).
 
 const { withLabels } = require('../../index');
-const { runLabelled, UNMATCHED } = require('../kit/request-labels');
+const { runLabelled, amendWith, amendUnmatched } = require('../kit/request-labels');
+const { requestScopeOf, follow, UNMATCHED_ROUTE } = require('../kit/request-scope');
 const { Patcher } = require('../kit/patcher');
 
 const patcher = new Patcher('hapi');
 const kRouteLabels = Symbol('customlabels.hapi.routeLabels');
-const unmatched = Object.freeze({ route: UNMATCHED });
+const unmatched = UNMATCHED_ROUTE;
 
 // One frozen { route } per route, kept on the route: withLabels finds its
 // set by identity.
@@ -39,6 +40,13 @@ function methodOf(request) {
   return out;
 }
 
+// The request's events (its payload, read by hapi in the route's
+// lifecycle: kit/request-scope.js) follow the route scope.
+function followRoute(request) {
+  const scope = request.raw === undefined ? undefined : requestScopeOf(request.raw.req);
+  if (scope !== undefined) follow(scope);
+}
+
 // The private names a server's requests are labelled through.
 const requestInternals = (server) => ({
   'server._core.Request': () => typeof server._core.Request === 'function',
@@ -48,12 +56,18 @@ const requestInternals = (server) => ({
 });
 
 // Patches `server`'s Request class with `build` (kit/request-labels.js);
-// false if it was patched already.
-function patchRequests(server, build, withRoute) {
+// false if it was patched already. A request the HTTP integration opened a
+// scope for (kit/request-scope.js) takes build's labels on top of that
+// scope (`byRegister`: route (unmatched) alone, the scope holds the rest).
+function patchRequests(server, build, withRoute, byRegister = false) {
   const proto = server._core.Request.prototype;
   if (!patcher.wrap(proto, '_execute', (execute) =>
     function _execute() {
-      return runLabelled(build, methodOf(this), undefined, this, () => execute.call(this));
+      const scope = this.raw === undefined ? undefined : requestScopeOf(this.raw.req);
+      if (scope === undefined) return runLabelled(build, methodOf(this), undefined, this, () => execute.call(this));
+      if (byRegister) amendUnmatched(scope);
+      else amendWith(scope, build, methodOf(this), undefined, this);
+      return execute.call(this);
     },
   )) {
     return false;
@@ -68,6 +82,7 @@ function patchRequests(server, build, withRoute) {
   patcher.wrap(proto, '_lifecycle', (lifecycle) =>
     function _lifecycle() {
       return withLabels(routeLabels(this.route), async () => {
+        followRoute(this);
         await lifecycle.call(this);
         return reply.call(this);
       });
@@ -75,7 +90,10 @@ function patchRequests(server, build, withRoute) {
   );
   patcher.wrap(proto, '_reply', (original) =>
     function _reply(exit) {
-      return withLabels(routeLabels(this.route), () => original.call(this, exit));
+      return withLabels(routeLabels(this.route), () => {
+        followRoute(this);
+        return original.call(this, exit);
+      });
     },
   );
   return true;

@@ -2,9 +2,12 @@
 
 // customlabels/register and hapi (hapi/integration.js): every server the
 // `@hapi/hapi` module makes (Hapi.server(), new Hapi.Server(): one factory)
-// is labelled from when it is initialized, started or first injected into,
-// unless the app registered the plugin itself by then; the plugin then
-// merges register's configuration, handed to the server when it was made.
+// is labelled from when it is initialized, started or first injected into
+// (the server class's own methods, wrapped once: the server's properties
+// stay its own), unless the app registered the plugin itself by then; the
+// plugin then merges register's configuration, handed to the server when it
+// was made. A request the HTTP integration opened a scope for gets `route`
+// on top of it.
 
 const { Patcher } = require('../kit/patcher');
 const { handOver } = require('../kit/takeover');
@@ -14,23 +17,37 @@ const { patchRequests, requestInternals, isPatched, unpatchRequests } = require(
 
 const PACKAGE = '@hapi/hapi';
 const patcher = new Patcher('hapi-servers');
-const kInstrumented = Symbol('customlabels.hapi.instrumented');
+// A server register reached: { integration, build, version }, kept on the
+// server (a symbol: nothing of the server's own changes).
+const kRegistered = Symbol('customlabels.hapi.registered');
+
+// Patches the server's Request class, unless the app's own plugin did.
+function labelRequests(server) {
+  const reached = server[kRegistered];
+  if (reached === undefined) return;
+  if (server._core !== undefined && typeof server._core.Request === 'function' && isPatched(server)) return;
+  if (hasInternals(reached.integration, PACKAGE, reached.version, requestInternals(server))) patchRequests(server, reached.build, true, true);
+}
+
+// What starts serving requests (initialize(), start(), inject()), on the
+// class of the server hapi made: a server register reached is labelled from
+// its first one on.
+function patchServerClass(proto) {
+  for (const name of ['initialize', 'start', 'inject']) {
+    patcher.wrap(proto, name, (method) =>
+      function (...args) {
+        labelRequests(this);
+        return method.apply(this, args);
+      },
+    );
+  }
+}
 
 function instrumentServer(integration, server, registered, version) {
-  if (server === null || typeof server !== 'object' || server[kInstrumented] === true) return server;
-  server[kInstrumented] = true;
+  if (server === null || typeof server !== 'object' || server[kRegistered] !== undefined) return server;
+  Object.defineProperty(server, kRegistered, { value: { integration, build: requestLabels({}, registered), version } });
   handOver(server, registered);
-  const build = requestLabels({}, registered);
-  for (const name of ['initialize', 'start', 'inject']) {
-    const method = server[name];
-    if (typeof method !== 'function') continue;
-    server[name] = function (...args) {
-      if (server._core === undefined || typeof server._core.Request !== 'function' || !isPatched(server)) {
-        if (hasInternals(integration, PACKAGE, version, requestInternals(server))) patchRequests(server, build, true);
-      }
-      return method.apply(this, args);
-    };
-  }
+  patchServerClass(Object.getPrototypeOf(server));
   return server;
 }
 

@@ -6,14 +6,23 @@
 // (a class with add(method, path, [handler, route]): the Smart, RegExp,
 // Trie, Pattern and Linear routers) is given runs wrapped: the first handler
 // of a request (the first matched, which the app's first middleware is) runs
-// it under the request's labels, as the labels() middleware would; where the
-// first is the app's own labels() middleware, that one does. Requests no
-// handler matches at all (an app without middleware) run unlabelled.
+// it under the request's labels, as the labels() middleware would (on top of
+// the HTTP integration's scope where it opened one: the route alone); where
+// the first is the app's own labels() middleware, that one does. Requests no
+// handler matches at all (an app without middleware) run under the HTTP
+// integration's labels alone.
 
 const { Patcher } = require('../kit/patcher');
 const { hasInternals } = require('../kit/versions');
-const { requestLabels, runLabelled } = require('../kit/request-labels');
+const { requestLabels, runLabelled, amendRequest, UNMATCHED } = require('../kit/request-labels');
+const { requestScopeOf } = require('../kit/request-scope');
+const { RouteLabels } = require('../kit/route-labels');
 const { routeOf, knowsRoutes } = require('./routes');
+
+const routes = new RouteLabels();
+// Node.js's request of a Hono request on @hono/node-server (c.env.incoming),
+// or undefined.
+const incomingOf = (c) => (c.env !== null && typeof c.env === 'object' ? c.env.incoming : undefined);
 
 const PACKAGE = 'hono';
 const patcher = new Patcher('hono');
@@ -34,6 +43,12 @@ function labelRouters(integration, Router, config, version) {
       if (own) return fn(c, next);
       if (supported === undefined) supported = knowsRoutes(integration, version, c);
       if (!supported) return fn(c, next);
+      const scope = requestScopeOf(incomingOf(c));
+      if (scope !== undefined) {
+        // On top of the HTTP integration's scope: the route alone.
+        amendRequest(scope, routes.of(routeOf(c) ?? UNMATCHED));
+        return fn(c, next);
+      }
       return runLabelled(build, c.req.method, routeOf(c), c, () => fn(c, next));
     };
     wrapped[kWrapped] = true;

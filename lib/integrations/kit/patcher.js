@@ -8,6 +8,9 @@
 //   patcher.wrap(Layer.prototype, 'handle_request', (original) => function (req, res, next) { ... });
 //   patcher.unwrapAll(); // tests: everything back as it was
 //
+// A wrapper takes the original's name and length, so what an app reads of
+// the method it finds is what it would read without customlabels.
+//
 // A method is wrapped once per target, whichever copy of customlabels asks
 // (the record of what is wrapped is kept on the target under a Symbol.for
 // key), so two copies of the package, or register and an app's own line,
@@ -43,6 +46,12 @@ class Patcher {
     if (typeof original !== 'function' || Patcher.isWrapped(target, method)) return false;
     const wrapper = make(original);
     if (typeof wrapper !== 'function') throw new TypeError(`${this.name}: the wrapper of ${method} is not a function`);
+    // What an app can read of the function it finds there stays the
+    // original's: its name and its length.
+    for (const key of ['name', 'length']) {
+      const d = Object.getOwnPropertyDescriptor(wrapper, key);
+      if (d !== undefined && d.configurable && wrapper[key] !== original[key]) Object.defineProperty(wrapper, key, { value: original[key], configurable: true });
+    }
     const own = Object.getOwnPropertyDescriptor(target, method);
     if (own !== undefined && !own.configurable && !own.writable) return false; // fixed: leave it
     if (own === undefined || own.configurable) {

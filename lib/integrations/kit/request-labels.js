@@ -15,11 +15,12 @@
 
 const { types } = require('node:util');
 const { withLabels } = require('../../index');
+const { amend, unmatched, UNMATCHED_ROUTE } = require('./request-scope');
 const errors = require('../../core/errors');
 const { warnOnce } = require('../../core/warnings');
 const { cutValue } = require('./limits');
 
-const UNMATCHED = '(unmatched)';
+const UNMATCHED = UNMATCHED_ROUTE.route;
 const MAX_CACHED = 1024;
 
 // The value of header `name` (lower case) of a request of any of the
@@ -132,7 +133,7 @@ function withLabelsOr(labels, fn, rejected) {
 // runs instead.
 function runLabelled(build, method, route, request, fn, fallback = fn) {
   const rejected = (err) => {
-    warnOnce('request-labels', `customlabels: request labels not published (${err && err.message}); requests run unlabelled`, 'CUSTOMLABELS_REQUEST_LABELS');
+    rejectedWarning(err);
     return fallback();
   };
   let labels;
@@ -142,6 +143,45 @@ function runLabelled(build, method, route, request, fn, fallback = fn) {
     return rejected(err);
   }
   return withLabelsOr(labels, fn, rejected);
+}
+
+const rejectedWarning = (err) =>
+  warnOnce('request-labels', `customlabels: request labels not published (${err && err.message}); requests run unlabelled`, 'CUSTOMLABELS_REQUEST_LABELS');
+
+// `labels` (the route a framework found, its (unmatched) before one) on top
+// of `scope`, the one the HTTP integration opened for the request
+// (kit/request-scope.js), for the rest of the request's work from here, in
+// that scope, not in a second one. Labels that cannot be published cost one
+// warning, as runLabelled's do, and the request goes on as it was.
+function amendRequest(scope, labels) {
+  try {
+    amend(scope, labels);
+  } catch (err) {
+    rejectedWarning(err);
+  }
+}
+
+// `route` (unmatched) on top of `scope` (kit/request-scope.js's
+// unmatched()), with the same warning.
+function amendUnmatched(scope) {
+  try {
+    unmatched(scope);
+  } catch (err) {
+    rejectedWarning(err);
+  }
+}
+
+// The same with the labels `build` (requestLabels') makes, where making
+// them may throw (an app's options.labels).
+function amendWith(scope, build, method, route, request) {
+  let labels;
+  try {
+    labels = build(method, route, request);
+  } catch (err) {
+    rejectedWarning(err);
+    return;
+  }
+  amendRequest(scope, labels);
 }
 
 // One build per app for a middleware that may serve several apps, each
@@ -166,4 +206,4 @@ function buildsPerApp(options, registeredOf) {
   };
 }
 
-module.exports = { requestLabels, buildsPerApp, runLabelled, withLabelsOr, headerOf, UNMATCHED };
+module.exports = { requestLabels, buildsPerApp, runLabelled, amendRequest, amendUnmatched, amendWith, rejectedWarning, withLabelsOr, headerOf, UNMATCHED };

@@ -8,105 +8,20 @@
 // FRAMEWORK) naming the framework, the version found and the range: the app
 // starts and serves, unlabelled there. Never a throw into the app.
 //
-// Ranges are npm's, in the subset package.json peerDependencies here use:
-// `||` of sets of space-separated comparators (>=, >, <=, <, =), X-ranges
-// (4.x, 4, 4.2.x, *), ^ and ~. A prerelease (5.0.0-rc.1) satisfies none of
-// them, as npm has it.
+// Ranges are npm's, read by npm's own semver: a prerelease (5.0.0-rc.1)
+// satisfies none of them, as npm has it.
 
 const fs = require('node:fs');
 const path = require('node:path');
 const { warnOnce } = require('../../core/warnings');
 
-const VERSION = /^v?(\d+)\.(\d+)\.(\d+)(?:-([0-9A-Za-z.-]+))?(?:\+[0-9A-Za-z.-]+)?$/;
-
-// [major, minor, patch, prerelease or ''], or null.
-function parse(version) {
-  const m = typeof version === 'string' ? VERSION.exec(version.trim()) : null;
-  return m === null ? null : [Number(m[1]), Number(m[2]), Number(m[3]), m[4] ?? ''];
-}
-
-function compare(a, b) {
-  for (let i = 0; i < 3; i++) if (a[i] !== b[i]) return a[i] < b[i] ? -1 : 1;
-  return 0;
-}
-
-// A partial version ('4', '4.2', '4.x', '*') as [major, minor, patch] with
-// null for what it leaves open.
-function partial(text) {
-  const parts = text.replace(/^v/, '').split('.');
-  if (parts.length > 3) throw new RangeError(`not a version: "${text}"`);
-  const out = [null, null, null];
-  for (let i = 0; i < parts.length; i++) {
-    if (/^[xX*]$/.test(parts[i])) break;
-    if (!/^\d+$/.test(parts[i])) throw new RangeError(`not a version: "${text}"`);
-    out[i] = Number(parts[i]);
-  }
-  return out;
-}
-
-const lowest = (p) => [p[0] ?? 0, p[1] ?? 0, p[2] ?? 0];
-
-// The bound just above a partial version: 4 -> 5.0.0, 4.2 -> 4.3.0.
-function above(p) {
-  if (p[0] === null) return null;
-  if (p[1] === null) return [p[0] + 1, 0, 0];
-  if (p[2] === null) return [p[0], p[1] + 1, 0];
-  return [p[0], p[1], p[2] + 1];
-}
-
-// One comparator as a list of [op, version] tests.
-function comparator(text) {
-  const m = /^(>=|<=|>|<|=|\^|~)?\s*(.+)$/.exec(text);
-  if (m === null) throw new RangeError(`not a comparator: "${text}"`);
-  const [, op = '', rest] = m;
-  const p = partial(rest);
-  const low = lowest(p);
-  switch (op) {
-    case '>=':
-      return [['>=', low]];
-    case '>':
-      return p[2] !== null ? [['>', low]] : [['>=', above(p)]];
-    case '<':
-      return [['<', low]];
-    case '<=':
-      return p[2] !== null ? [['<=', low]] : [['<', above(p)]];
-    case '^': {
-      const high = low[0] > 0 || p[1] === null ? [low[0] + 1, 0, 0] : low[1] > 0 || p[2] === null ? [0, low[1] + 1, 0] : [0, 0, low[2] + 1];
-      return [['>=', low], ['<', high]];
-    }
-    case '~':
-      return [['>=', low], ['<', p[1] === null ? [low[0] + 1, 0, 0] : [low[0], low[1] + 1, 0]]];
-    default: {
-      if (p[0] === null) return [];
-      if (p[2] !== null) return [['=', low]];
-      return [['>=', low], ['<', above(p)]];
-    }
-  }
-}
-
-const TESTS = {
-  '>=': (c) => c >= 0,
-  '>': (c) => c > 0,
-  '<=': (c) => c <= 0,
-  '<': (c) => c < 0,
-  '=': (c) => c === 0,
-};
-
-// [[[op, version], ...], ...]: any set whose tests all hold.
-function parseRange(range) {
-  if (typeof range !== 'string' || range.trim() === '') throw new RangeError(`not a range: ${JSON.stringify(range)}`);
-  return range.split('||').map((set) => {
-    const words = set.trim().replace(/(>=|<=|>|<|=|\^|~)\s+/g, '$1').split(/\s+/).filter(Boolean);
-    if (words.length === 0) throw new RangeError(`not a range: ${JSON.stringify(range)}`);
-    return words.flatMap(comparator);
-  });
-}
+// (Loaded at the first check, not when register starts.)
+let semver;
 
 // Whether `version` is in `range` (false for what is not a version).
 function satisfies(version, range) {
-  const v = parse(version);
-  if (v === null || v[3] !== '') return false;
-  return parseRange(range).some((set) => set.every(([op, bound]) => TESTS[op](compare(v, bound))));
+  semver ??= require('semver');
+  return typeof version === 'string' && semver.valid(version) !== null && semver.satisfies(version, range);
 }
 
 // --- the version of a package an app loaded ---------------------------------
@@ -242,4 +157,4 @@ function hasInternals(integration, pkg, version, checks) {
   return false;
 }
 
-module.exports = { parse, satisfies, parseRange, versionOfFile, fileOfExports, versionOfExports, versionOfValue, missing, warnUnsupported, wasUnsupported, inRange, hasInternals };
+module.exports = { satisfies, versionOfFile, fileOfExports, versionOfExports, versionOfValue, warnUnsupported, wasUnsupported, inRange, hasInternals };

@@ -1,19 +1,24 @@
 'use strict';
 
-// customlabels/register and Koa: every app of Koa's Application class runs
-// the labels middleware first, added when the app makes its request handler
-// (app.callback(), which app.listen() calls), and is handed register's
-// configuration. An app with a labels() middleware of its own
+// customlabels/register and Koa: every request of an app of Koa's
+// Application class is labelled as the app's handler (what app.callback()
+// returns, which app.listen() serves) receives it: on top of the scope the
+// HTTP integration opened for it (kit/request-scope.js), `route`
+// (unmatched) until a router's route scope (koa/routes.js); else, a request
+// handed to the handler without a server, the whole of its labels. The
+// app's middleware array, and what a custom `compose` receives, are the
+// app's own: nothing is added to them. The app is handed register's
+// configuration; one with a labels() middleware of its own
 // (kit/takeover.js) is labelled by that one, which merges it.
 
 const { Patcher } = require('../kit/patcher');
-const { requestLabels, runLabelled } = require('../kit/request-labels');
+const { requestLabels, runLabelled, amendUnmatched } = require('../kit/request-labels');
+const { requestScopeOf } = require('../kit/request-scope');
 const { isHandWired, handOver } = require('../kit/takeover');
 const { hasInternals } = require('../kit/versions');
 const { kActive, patchRouter, routerClassOf, unpatchRoutes } = require('./routes');
 
 const patcher = new Patcher('koa-apps');
-const kAdded = Symbol('customlabels.koa.added');
 
 function labelApps(integration, koa, { version, config: registered }) {
   const Application = typeof koa === 'function' ? koa : koa !== null && typeof koa === 'object' && typeof koa.default === 'function' ? koa.default : undefined;
@@ -21,19 +26,23 @@ function labelApps(integration, koa, { version, config: registered }) {
   const ok = hasInternals(integration, 'koa', version, { 'Application#callback': () => typeof Application.prototype.callback === 'function' });
   if (!ok) return;
   const build = requestLabels({}, registered);
-  function registeredMiddleware(ctx, next) {
-    if (isHandWired(ctx.app)) return next();
-    ctx[kActive] = true;
-    return runLabelled(build, ctx.method, undefined, ctx, next);
-  }
   patcher.wrap(Application.prototype, 'callback', (callback) =>
     function callback_() {
-      if (this[kAdded] !== true && Array.isArray(this.middleware)) {
-        this[kAdded] = true;
-        handOver(this, registered);
-        this.middleware.unshift(registeredMiddleware);
-      }
-      return callback.apply(this, arguments);
+      const handler = callback.apply(this, arguments);
+      if (typeof handler !== 'function') return handler;
+      const app = this;
+      handOver(app, registered);
+      return function handleRequest(req, res) {
+        if (isHandWired(app) || req === null || typeof req !== 'object') return handler(req, res);
+        // Route scopes for this request (koa/routes.js).
+        req[kActive] = true;
+        const scope = requestScopeOf(req);
+        if (scope !== undefined) {
+          amendUnmatched(scope);
+          return handler(req, res);
+        }
+        return runLabelled(build, req.method, undefined, req, () => handler(req, res));
+      };
     },
   );
 }

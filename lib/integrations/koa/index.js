@@ -61,7 +61,7 @@ function instrument(Router) {
   return instrumentRouter(Router, undefined, undefined);
 }
 
-// The routers that resolve from here (peer dependencies), if any.
+// The routers that resolve from here (a flat node_modules), if any.
 function instrumentInstalled() {
   for (const pkg of ['@koa/router', 'koa-router']) {
     let file;

@@ -19,7 +19,7 @@ const integration = defineIntegration({
   subpath: './koa',
   packages: { koa: '2.x || 3.x', '@koa/router': '>=12.0.0 <16', 'koa-router': '>=12.0.0 <15' },
   internals: [
-    { package: 'koa', name: 'app.middleware', why: "register puts its middleware first in each app when the app makes its handler (Application#callback); Koa has no hook that runs before the app's own middleware" },
+    { package: 'koa', name: 'Application#callback', why: "register labels each request as the handler callback() returns receives it (the app's middleware stays its own); Koa has no hook that runs before the app's own middleware" },
     { package: '@koa/router', name: 'Router#register, layer.stack, ctx._matchedRoute', why: "where a route's stack is built; the router sets ctx._matchedRoute before running it, and no hook enters a scope when a route matches (the same in koa-router)" },
   ],
   reach: [

@@ -12,11 +12,13 @@
 const { withLabels } = require('../../index');
 const { Patcher } = require('../kit/patcher');
 const { RouteLabels } = require('../kit/route-labels');
+const { requestScopeOf, follow } = require('../kit/request-scope');
 
 const patcher = new Patcher('koa');
 const routes = new RouteLabels();
-// Set by the labels() middleware (by hand or register's) on the requests it
-// labels: only those enter route scopes.
+// Set on the requests something labels (a labels() middleware on the
+// context, register on Node.js's request, ctx.req): only those enter route
+// scopes.
 const kActive = Symbol.for('customlabels.koa.active');
 // The router inserts a param middleware before the first stack entry without
 // a `param` property, or before one whose param comes later in the path: a
@@ -30,9 +32,14 @@ function template(path) {
 }
 
 function enterRoute(ctx, next) {
-  if (ctx[kActive] !== true) return next();
+  if (ctx[kActive] !== true && (ctx.req === undefined || ctx.req === null || ctx.req[kActive] !== true)) return next();
   const path = ctx._matchedRoute;
-  return withLabels(routes.of(typeof path === 'string' && path !== '' ? path : template(path)), next);
+  return withLabels(routes.of(typeof path === 'string' && path !== '' ? path : template(path)), () => {
+    // The request's body events (kit/request-scope.js) in the route too.
+    const scope = requestScopeOf(ctx.req);
+    if (scope !== undefined) follow(scope);
+    return next();
+  });
 }
 enterRoute.param = kEnterParam;
 

@@ -14,7 +14,7 @@ const integration = defineIntegration({
   packages: { [PACKAGE]: '15.x || 16.x' },
   internals: [
     { package: PACKAGE, name: 'workAsyncStorage.run (dist/server/app-render/work-async-storage.external.js), store.route', why: "where Next.js opens the app router's work store for a route, with its pattern; its OpenTelemetry spans name the route only after the handler ran" },
-    { package: PACKAGE, name: 'NextNodeServer#handleRequest (dist/server/next-server.js)', why: "where every request of next start begins; Next.js publishes no hook around a request" },
+    { package: PACKAGE, name: 'NextNodeServer#handleRequest (dist/server/next-server.js), NodeNextRequest#_req', why: "where every request of next start begins (the request Node.js made, wrapped as _req); Next.js publishes no hook around a request" },
     { package: PACKAGE, name: 'NextNodeServer#handleApiRequest, match.definition.pathname', why: 'pages router API routes run no work store; this is where their route is matched' },
   ],
   reach: [

@@ -4,7 +4,9 @@
 // customlabels/register alone (Next.js has no place for a line of ours that
 // runs around a request; docs/integrations/next.md):
 //
-//   method  every request, from NextNodeServer#handleRequest on
+//   method  every request, from NextNodeServer#handleRequest on (from the
+//           HTTP integration's scope on, where it opened one: then
+//           handleRequest adds `route` (unmatched) on top of it)
 //   route   the route pattern ('/blog/[slug]', '/api/items/[id]'), never the
 //           raw path:
 //           - app router (pages, route handlers, server actions): from the
@@ -22,12 +24,28 @@
 const { withLabels } = require('../../index');
 const { Patcher } = require('../kit/patcher');
 const { RouteLabels } = require('../kit/route-labels');
-const { requestLabels, runLabelled } = require('../kit/request-labels');
+const { requestLabels, runLabelled, amendUnmatched } = require('../kit/request-labels');
+const { requestScopeOf, follow } = require('../kit/request-scope');
 const { hasInternals } = require('../kit/versions');
 
 const PACKAGE = 'next';
 const patcher = new Patcher('next');
 const routes = new RouteLabels();
+
+// The scope the HTTP integration opened for the request among `args` (a
+// NodeNextRequest wraps Node.js's as _req; Next.js 16 passes it to the work
+// store's run), whose events (its body, read by a route handler) then follow
+// the route scope (kit/request-scope.js). Next.js 15 passes none there: its
+// route handlers' bodies are read under (unmatched).
+function followRequest(args) {
+  for (const a of args) {
+    const scope = a !== null && typeof a === 'object' ? requestScopeOf(a._req !== undefined ? a._req : a) : undefined;
+    if (scope !== undefined) {
+      follow(scope);
+      return;
+    }
+  }
+}
 
 // The app router's work store (work-async-storage.external.js exports; the
 // storage is a getter export, so its instance's run() is wrapped).
@@ -38,7 +56,10 @@ function labelWorkStore(integration, mod, { version }) {
     function runLabelledRoute(store, fn, ...args) {
       const route = store !== null && typeof store === 'object' ? store.route : undefined;
       if (typeof route !== 'string' || route === '') return run.call(this, store, fn, ...args);
-      return withLabels(routes.of(route), () => run.call(this, store, fn, ...args));
+      return withLabels(routes.of(route), () => {
+        followRequest(args);
+        return run.call(this, store, fn, ...args);
+      });
     },
   );
 }
@@ -58,6 +79,13 @@ function labelServer(integration, mod, { version, config }) {
   patcher.wrap(proto, 'handleRequest', (handleRequest) =>
     function handleRequestLabelled(req, res, parsedUrl) {
       if (req === null || typeof req !== 'object' || typeof req.method !== 'string') return handleRequest.apply(this, arguments);
+      // Node.js's request (a NodeNextRequest wraps it as _req): on top of
+      // the HTTP integration's scope for it, (unmatched) alone.
+      const scope = requestScopeOf(req._req !== undefined ? req._req : req);
+      if (scope !== undefined) {
+        amendUnmatched(scope);
+        return handleRequest.apply(this, arguments);
+      }
       return runLabelled(build, req.method, undefined, req, () => handleRequest.apply(this, arguments));
     },
   );
@@ -65,7 +93,11 @@ function labelServer(integration, mod, { version, config }) {
     function handleApiRequestLabelled(req, res, query, match) {
       const route = match && match.definition ? match.definition.pathname : undefined;
       if (typeof route !== 'string' || route === '') return handleApiRequest.apply(this, arguments);
-      return withLabels(routes.of(route), () => handleApiRequest.apply(this, arguments));
+      const args = arguments;
+      return withLabels(routes.of(route), () => {
+        followRequest([req]);
+        return handleApiRequest.apply(this, args);
+      });
     },
   );
 }

@@ -40,7 +40,7 @@
 // (docs/integrations/otel.md), and options.resource into the OTEP 4719
 // process context.
 //
-// @opentelemetry/* packages are peer dependencies: nothing here requires
+// @opentelemetry/* packages are the app's own: nothing here requires
 // them until a context manager is created without options.contextManager.
 
 

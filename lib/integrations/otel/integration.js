@@ -18,9 +18,11 @@ const integration = defineIntegration({
   name: 'otel',
   title: 'OpenTelemetry',
   subpath: './otel',
-  // (API 1.10 pairs with the SDK 3 line, whose context-async-hooks 3 is not
-  // supported yet.)
-  packages: { [API]: '>=1.3.0 <1.10.0', '@opentelemetry/context-async-hooks': '>=1.0.0 <3' },
+  // (API 1.10 pairs with the SDK 3 line: context-async-hooks 3,
+  // @opentelemetry/sdk-trace 3.) The SDK's context manager is the app's (or
+  // its SDK's): wrapped, never checked.
+  packages: { [API]: '>=1.3.0 <1.11.0' },
+  testedWith: { '@opentelemetry/context-async-hooks': '>=1.0.0 <4' },
   internals: [
     { package: API, name: "globalThis[Symbol.for('opentelemetry.js.api.1')].context", why: "register only: the registry every copy of the API keeps its global context manager in; the API publishes no hook for a manager being set" },
     { package: API, name: 'Span#setAttribute, #setAttributes (the SDK span class, found from a live span)', why: "to learn that an attribute mapped to a label was set after the span was activated; the SDK's span processors see spans start and end only" },

@@ -104,7 +104,7 @@ test('graphql: operationOf picks the operation graphql-js would run, for documen
   }
 });
 
-test('graphql: without graphql-js an operation is (unknown), with one warning, and the request still runs', async () => {
+test('graphql: without graphql-js an operation runs with no GraphQL labels, with one warning, and the request still runs', async () => {
   const out = await runNode(`
     const Module = require('node:module');
     const resolve = Module._resolveFilename;
@@ -117,7 +117,7 @@ test('graphql: without graphql-js an operation is (unknown), with one warning, a
     const warnings = [];
     process.on('warning', (w) => warnings.push(w.code));
     const ops = [graphql.operationOf('query Q { a }'), graphql.operationOf('mutation M { a }')];
-    // An envelop plugin runs the phase under (unknown) and returns its result.
+    // An envelop plugin runs the phase with no GraphQL labels and returns its result.
     const plugin = graphql.envelopPlugin();
     let parseFn = () => ({ parsed: currentLabels() });
     plugin.onParse({ context: {}, params: { source: 'query Q { a }' }, parseFn, setParseFn: (f) => { parseFn = f; } });
@@ -126,10 +126,10 @@ test('graphql: without graphql-js an operation is (unknown), with one warning, a
   `);
   expect(JSON.parse(out.stdout)).toEqual({
     ops: [null, null],
-    parsed: { parsed: { 'graphql.operation': '(unknown)', 'graphql.type': '(unknown)' } },
+    parsed: { parsed: {} },
     warnings: ['CUSTOMLABELS_GRAPHQL_LABELS'],
   });
-  expect(out.stderr).toMatch(/graphql-js \(the 'graphql' package\) was not found: GraphQL operations run under \(unknown\)/);
+  expect(out.stderr).toMatch(/graphql-js \(the 'graphql' package\) was not found: GraphQL operations run with no GraphQL labels/);
 });
 
 test('graphql: bad options are TypeErrors with stable codes; a labels function that throws or returns junk costs one warning and the operation still runs labelled', async () => {

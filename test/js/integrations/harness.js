@@ -95,7 +95,8 @@ function runCheckpoints(fixture, { args = [], env = {}, node = process.env.CUSTO
   });
 }
 
-// Runs a server fixture (it announces {event: 'listening', port} and exits
+// Runs a server fixture (it announces {event: 'listening', port, protocol?:
+// 'https' or 'http2'} and exits
 // after argv's last argument of responses) under `requests` from a real HTTP
 // client; resolves with the checkpoint run and the responses.
 // `env`: more environment for the fixture (e.g. REGISTERED below);
@@ -110,7 +111,7 @@ async function serveUnderLoad(fixture, args, requests, concurrency = 6, env = {}
     ...(processOf === undefined ? {} : { processOf }),
     onEvent: (msg) => {
       events.push(msg);
-      if (msg.event === 'listening') loading = load(msg.port, requests, concurrency);
+      if (msg.event === 'listening') loading = load(msg.port, requests, concurrency, { protocol: msg.protocol });
     },
   });
   return { run: { ...run, events }, responses: await loading };

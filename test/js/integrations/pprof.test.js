@@ -21,7 +21,7 @@ const path = require('node:path');
 const { REGISTERED } = require('./harness');
 const e2e = require('./e2e/pprof');
 const { findFrames } = require('../../../lib/core/frames');
-const { root, addonPath, testIf } = require('../helpers');
+const { root, addonPath, testIf, copyPackage } = require('../helpers');
 
 // Whether this Node.js can keep a context per async context. (Where it
 // cannot, the useCPED cases are replaced by what a user there gets; CI runs
@@ -204,10 +204,7 @@ describe('by hand: the profiler started before customlabels loads, after it, and
   beforeAll(() => {
     // A second copy of the package (its own lib/ and addon file).
     copy = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'customlabels-pprof-copy-')), 'customlabels');
-    fs.mkdirSync(path.join(copy, 'build', 'Release'), { recursive: true });
-    fs.cpSync(path.join(root, 'lib'), path.join(copy, 'lib'), { recursive: true });
-    fs.cpSync(path.join(root, 'package.json'), path.join(copy, 'package.json'));
-    fs.cpSync(addonPath, path.join(copy, 'build', 'Release', 'customlabels.node'));
+    copyPackage(copy);
   });
   afterAll(() => fs.rmSync(path.dirname(copy), { recursive: true, force: true }));
 

@@ -34,14 +34,14 @@ const ESM = { ...REGISTERED, NODE_OPTIONS: REGISTERED.NODE_OPTIONS.replace('--re
 
 // The ESM builds of Hono and @koa/router are ESM-only modules: seen through
 // module.registerHooks (Node.js >= 22.15), else not at all (the README says
-// to add their line there): Hono's requests run unlabelled, Koa's without
-// their route.
+// to add their line there): Hono's requests run under the HTTP
+// integration's labels alone (no route), Koa's without their route.
 // (@koa/router 15 needs Node.js >= 20.)
 describe.each([
   ['express', 'labels', true],
   ['fastify', 'labels', true],
   ['koa', registerHooks ? 'labels' : 'no-route', major >= 20],
-  ['hono', registerHooks ? 'labels' : 'none', true],
+  ['hono', registerHooks ? 'labels' : 'http', true],
 ])('an ESM %s app under --import customlabels/register', (framework, expecting, runs) => {
   let run;
   let responses;
@@ -61,7 +61,7 @@ describe.each([
   testHere(
     expecting === 'labels'
       ? `${framework}: at every checkpoint the reader sees method, route template and tenant`
-      : `${framework}: without module.registerHooks its ESM-only build is not seen (${expecting === 'none' ? 'no labels' : 'no route'}), as the README says`,
+      : `${framework}: without module.registerHooks its ESM-only build is not seen (${expecting === 'http' ? 'method and tenant alone' : 'no route'}), as the README says`,
     () => {
       expect(run.checkpoints).toHaveLength(12);
       expectEveryCheckpointSeen(run.checkpoints);
@@ -139,7 +139,7 @@ describe('configuration from the environment', () => {
     expect(JSON.parse(r.stdout)).toEqual({ service: 'checkout', method: 'GET', route: '/', tenant: 'acme' });
   });
 
-  test('CUSTOMLABELS_INTEGRATIONS leaves the integrations it does not name alone', async () => {
+  test('CUSTOMLABELS_INTEGRATIONS leaves the integrations it does not name alone (-express: the HTTP integration\'s method, no route)', async () => {
     const r = await withRegister(
       `const express = require('express');
       const { currentLabels } = require('.');
@@ -153,7 +153,7 @@ describe('configuration from the environment', () => {
       { CUSTOMLABELS_INTEGRATIONS: '-express' },
     );
     expect(r.stderr).toBe('');
-    expect(JSON.parse(r.stdout)).toEqual({});
+    expect(JSON.parse(r.stdout)).toEqual({ method: 'GET' });
   });
 });
 
