@@ -92,7 +92,8 @@ test('the tarball holds the prebuilt binaries and no test or build debris', () =
   expect(files).toEqual(expect.arrayContaining(['package.json', 'README.md', 'lib/index.js', 'lib/index.mjs', 'types/index.d.ts', 'bin/customlabels.js', 'scripts/install.js', 'binding.gyp']));
   expect(files).toEqual(expect.arrayContaining(['LICENSE', 'scripts/build-v8.js', 'scripts/node-versions.js', 'src/v8/frame_access.cc']));
   expect(packed.files.find((f) => f.path === 'LICENSE').size).toBeGreaterThan(10000); // Apache-2.0, whole
-  const allowed = /^(package\.json|README\.md|LICENSE|binding\.gyp|bin\/[^/]+\.js|lib\/.+\.(js|mjs)|types\/.+\.d\.ts|scripts\/(install|build-v8|node-versions)\.js|src\/(core|binding|reader|v8)\/[^/]+\.(cc|h|map|gyp)|prebuilds\/linux-(x64|arm64)\/(customlabels\.node|customlabels-reader|customlabels-v8-abi\d+\.node))$/;
+  // (docs/ and bench/README.md: the README's links resolve in the package.)
+  const allowed = /^(package\.json|README\.md|LICENSE|binding\.gyp|bin\/[^/]+\.js|lib\/.+\.(js|mjs)|types\/.+\.d\.ts|docs\/.+\.md|bench\/README\.md|scripts\/(install|build-v8|node-versions)\.js|src\/(core|binding|reader|v8)\/[^/]+\.(cc|h|map|gyp)|prebuilds\/linux-(x64|arm64)\/(customlabels\.node|customlabels-reader|customlabels-v8-abi\d+\.node))$/;
   expect(files.filter((f) => !allowed.test(f))).toEqual([]);
   console.log(`packed ${files.length} files, ${(packed.size / 1024).toFixed(0)} KiB (unpacked ${(packed.unpackedSize / 1024).toFixed(0)} KiB)`);
 });
