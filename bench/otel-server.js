@@ -15,7 +15,7 @@
 //   customlabels-cm-nomap  the same with `attributes: false` (issue #26:
 //                    what the mapping costs)
 // With CUSTOMLABELS_THREAD_CONTEXT=0 in the environment, customlabels builds
-// no thread context records (bench/thread-context.js compares both).
+// no thread context records (bench/suites/thread-context.js compares both).
 
 const { AsyncLocalStorageContextManager } = require('@opentelemetry/context-async-hooks');
 const { NodeTracerProvider } = require('@opentelemetry/sdk-trace-node');

@@ -58,4 +58,4 @@ function blocksNeeded({ halfWidth, n }, target) {
 
 const fmtRatio = (r) => `${r.ratio.toFixed(3)}× [${r.low.toFixed(3)}–${r.high.toFixed(3)}]`;
 
-module.exports = { ratioInterval, blocksNeeded, fmtRatio, mean };
+module.exports = { ratioInterval, blocksNeeded, fmtRatio, mean, mulberry32 };

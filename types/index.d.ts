@@ -10,6 +10,9 @@ export type LabelValue = string | number | boolean | bigint | Uint8Array | null 
 /** Labels: a plain object or a Map with non-empty string keys. */
 export type Labels = { readonly [key: string]: LabelValue } | ReadonlyMap<string, LabelValue>;
 
+/** The names `CUSTOMLABELS_INTEGRATIONS` takes, and the modules of integrations with one. */
+export type { IntegrationName, IntegrationModule } from './modules';
+
 /**
  * Runs `fn` with `labels` merged over the current labels (new values win) and
  * published through the Custom Label ABI for the calling thread, in `fn` and

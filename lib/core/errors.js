@@ -79,7 +79,7 @@ const invalidOption = (name, expected, v) => invalid(codes.INVALID_OPTION, expec
 // (`what`: 'instrument()', ...).
 const invalidArgument = (what, expected, v) => invalid(codes.INVALID_ARG_TYPE, expected, what, v);
 
-// customlabels/worker: a port without the method it is used for (`method`:
+// A port (worker_threads) without the method it is used for (`method`:
 // 'postMessage' or 'on'); null is parentPort on the main thread.
 const invalidPort = (method, v) =>
   invalid(

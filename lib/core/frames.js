@@ -8,9 +8,9 @@
 // current, and on the way out makes another copy with the entry set back.
 //
 // findFrames() gives scopes a way to put more than their own entry into the
-// frame they make, before V8 carries it anywhere: what an in-process
-// profiler that keeps its context on the frame needs (customlabels/pprof),
-// at the cost of a Map store instead of another frame. The class is reached
+// frame they make, before V8 carries it anywhere (lib/core/observers.js
+// onFrame: whatever else keeps its context on the frame), at the cost of a
+// Map store instead of another frame. The class is reached
 // through the frame an AsyncResource keeps (the own symbol whose value maps
 // a storage to its store) and checked by what it does, never by version.
 

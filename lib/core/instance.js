@@ -1,9 +1,9 @@
 'use strict';
 
 // The one instance of customlabels per loaded addon and thread: the public
-// API, the trace scopes customlabels/otel uses, the scopes the HTTP
-// integrations enter (lib/core/scopes.js) and the mirrors customlabels/pprof
-// uses. The thread has one
+// API, the trace scopes (lib/core/trace-scopes.js), the scopes entered where
+// no function wraps the work (lib/core/scopes.js) and the observer point
+// (lib/core/observers.js). The thread has one
 // `custom_labels_current_set`, so every copy of this package that uses the
 // same addon (another version in node_modules, bundlers, Jest's per-file
 // module registries) must share one switcher and one AsyncLocalStorage. The
@@ -15,7 +15,7 @@
 const { createApi, createUnsupportedApi } = require('./api');
 const { createThread } = require('./thread');
 const { createTraceScopes, unsupportedTraceScopes } = require('./trace-scopes');
-const { createMirrors, unsupportedMirrors } = require('./mirrors');
+const { createObservers, unsupportedObservers } = require('./observers');
 const { createScopes, unsupportedScopes } = require('./scopes');
 
 const kInstance = Symbol.for('customlabels.instance');
@@ -24,10 +24,10 @@ const kInstance = Symbol.for('customlabels.instance');
 // instanceOf and for tests that give it a binding of their own.
 function createInstance(binding, info = {}) {
   if (binding === null) {
-    return Object.freeze({ api: createUnsupportedApi(info.reason ?? 'no native addon'), traceScopes: unsupportedTraceScopes, scopes: unsupportedScopes, mirrors: unsupportedMirrors });
+    return Object.freeze({ api: createUnsupportedApi(info.reason ?? 'no native addon'), traceScopes: unsupportedTraceScopes, scopes: unsupportedScopes, observers: unsupportedObservers });
   }
   const thread = createThread(binding);
-  return Object.freeze({ api: createApi(thread, info), traceScopes: createTraceScopes(thread), scopes: createScopes(thread), mirrors: createMirrors(thread) });
+  return Object.freeze({ api: createApi(thread, info), traceScopes: createTraceScopes(thread), scopes: createScopes(thread), observers: createObservers(thread) });
 }
 
 // The instance of `loaded` (lib/core/binding.js loadBinding()): the one on

@@ -154,4 +154,4 @@ class LabelReader {
   }
 }
 
-module.exports = { readLabels, isLabelsObject, isDetached, byteLengthOf, Updates, LabelReader };
+module.exports = { readLabels, isDetached, byteLengthOf, Updates, LabelReader };

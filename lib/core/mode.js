@@ -10,7 +10,10 @@
 //                                 every worker's) choice, first;
 //   CUSTOMLABELS_HOOKS            0, false or off: hooks off if the walk works;
 //   CUSTOMLABELS_THREAD_CONTEXT   0, false or off: no OTEP 4947 records;
-//   CUSTOMLABELS_NODE_CONTEXT     0, false or off: never load the V8 unit.
+//   CUSTOMLABELS_NODE_CONTEXT     0, false or off: never load the V8 unit;
+//   CUSTOMLABELS_SWITCH           resource-init: keep the switch every line
+//                                 starts with, never the cheaper one
+//                                 (lib/core/switcher.js), as a fallback.
 
 const { SlabWriter } = require('./slab');
 const { TraceContext } = require('./trace-context');
@@ -24,6 +27,7 @@ function readModeConfig(env = process.env) {
     hooks: !isOff(env.CUSTOMLABELS_HOOKS),
     threadContext: !isOff(env.CUSTOMLABELS_THREAD_CONTEXT),
     nodeContext: !isOff(env.CUSTOMLABELS_NODE_CONTEXT),
+    cheaperSwitch: env.CUSTOMLABELS_SWITCH !== 'resource-init',
   });
 }
 

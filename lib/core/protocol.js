@@ -34,11 +34,11 @@
 // The version of everything lib/ and the addon agree on: this layout, the
 // binding's functions and the instance copies of the package share on it
 // (lib/core/instance.js; 4: the instance, not the API object, and no
-// internals on the API; 5: its mirrors; 6: its scopes; see
-// lib/core/binding.js). Bumped on
+// internals on the API; 5: its mirrors; 6: its scopes; 7:
+// observers in place of mirrors; see lib/core/binding.js). Bumped on
 // any incompatible change; copies of the package with different versions
 // never share an addon.
-const PROTOCOL_VERSION = 6;
+const PROTOCOL_VERSION = 7;
 
 const ADDRESS_OFFSET = 0;
 const NEXT_OFFSET_OFFSET = 8;

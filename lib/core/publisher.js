@@ -32,7 +32,9 @@ function slotViews(binding, records) {
 // `current` is the set last installed from JS, kept reachable while it is
 // installed; installed() is the same, or null where the addon has cleared
 // the slot since (binding.clearWhenIdle(): a thread idle in its event loop),
-// read as two 32-bit halves of the slot (no BigInt made).
+// read as two 32-bit halves of the slot (no BigInt made). `observer`, when
+// not null, is called with each set installed, after its stores
+// (lib/core/observers.js: the thread's observer point).
 function createPublisher(binding, records = false) {
   const views = slotViews(binding, records);
   if (views !== null && views.record === null) {
@@ -40,6 +42,7 @@ function createPublisher(binding, records = false) {
     const halves = new Uint32Array(slot.buffer, slot.byteOffset, 2);
     return {
       current: null,
+      observer: null,
       viaTypedArray: true,
       installed() {
         return (halves[0] | halves[1]) === 0 ? null : this.current;
@@ -47,6 +50,7 @@ function createPublisher(binding, records = false) {
       install(set) {
         this.current = set;
         slot[0] = set === null ? 0n : set.address;
+        if (this.observer !== null) this.observer(set);
       },
     };
   }
@@ -56,6 +60,7 @@ function createPublisher(binding, records = false) {
     const halves = new Uint32Array(slot.buffer, slot.byteOffset, 2);
     return {
       current: null,
+      observer: null,
       viaTypedArray: true,
       installed() {
         return (halves[0] | halves[1]) === 0 ? null : this.current;
@@ -69,6 +74,7 @@ function createPublisher(binding, records = false) {
           slot[0] = set.address;
           recordSlot[recordIndex] = set.record;
         }
+        if (this.observer !== null) this.observer(set);
       },
     };
   }
@@ -76,6 +82,7 @@ function createPublisher(binding, records = false) {
   // (which publishes the set's record too).
   return {
     current: null,
+    observer: null,
     viaTypedArray: false,
     installed() {
       return this.current;
@@ -84,6 +91,7 @@ function createPublisher(binding, records = false) {
       this.current = set;
       if (set === null) binding.setCurrent(null, 0);
       else binding.setCurrent(set.slab, set.offset);
+      if (this.observer !== null) this.observer(set);
     },
   };
 }

@@ -145,11 +145,13 @@ function probeCallbacks({ promise, all }) {
 
 // `publisher` has `current` (the installed set or null), installed() (the
 // same, or null where the addon cleared the slot since) and install(set).
-// `binding` may offer clearWhenIdle(). Nothing is probed or hooked before the
-// first enable(): a loaded but unused module must cost nothing (the probe's
+// `binding` may offer clearWhenIdle(); `config` is the thread's
+// (lib/core/mode.js readModeConfig: cheaperSwitch). Nothing is probed or
+// hooked before the first enable(): a loaded but unused module must cost
+// nothing (the probe's
 // getStore() alone would make Node pass the resource of every native
 // callback to JS from then on).
-function createSwitcher(als, publisher, binding) {
+function createSwitcher(als, publisher, binding, config) {
   const stack = [];
 
   function restore() {
@@ -248,7 +250,7 @@ function createSwitcher(als, publisher, binding) {
       promiseHooks !== null &&
       publisher.viaTypedArray &&
       typeof binding?.clearWhenIdle === 'function' &&
-      process.env.CUSTOMLABELS_SWITCH !== 'resource-init'
+      config.cheaperSwitch
     ) {
       mode.upgrade = { frameSymbol };
     }

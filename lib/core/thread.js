@@ -1,12 +1,12 @@
 'use strict';
 
 // One thread's publishing state, shared by the public API (lib/core/api.js)
-// and the trace scopes customlabels/otel uses (lib/core/trace-scopes.js):
+// and the trace scopes (lib/core/trace-scopes.js):
 // the private AsyncLocalStorage whose store is the current label set, the
 // reader and caches that turn labels into sets, the publisher of the TLS
 // pointers, the switcher that keeps them current, the thread's mode,
 // decided at its first scope (lib/core/mode.js), and how scopes make their
-// frames where another context carrier follows them (lib/core/mirrors.js).
+// frames where another context carrier follows them (lib/core/observers.js).
 
 const { AsyncLocalStorage } = require('node:async_hooks');
 const { isMainThread } = require('node:worker_threads');
@@ -28,7 +28,7 @@ function createThread(binding, env = process.env) {
   const records = typeof binding.threadContextSlot === 'function' && config.threadContext;
   const als = new AsyncLocalStorage();
   const publisher = createPublisher(binding, records);
-  const switcher = createSwitcher(als, publisher, binding);
+  const switcher = createSwitcher(als, publisher, binding, config);
   const reader = new LabelReader();
   const frozen = new FrozenCache();
   const interned = new InternTable();
@@ -148,7 +148,7 @@ function createThread(binding, env = process.env) {
     },
 
     // Scopes make their frames with `frames` (lib/core/frames.js), each
-    // given add(frame, store)'s entries (lib/core/mirrors.js); add null:
+    // given add(frame, store)'s entries (lib/core/observers.js); add null:
     // as AsyncLocalStorage makes them.
     setFramer(frames, add) {
       framer = add === null ? null : { frames, add };

@@ -1,8 +1,9 @@
 'use strict';
 
 // Scopes that carry a span's trace ids into their set's thread context
-// record (OTEP 4947): what customlabels/otel builds on, over the same thread
-// state as the public API (lib/core/thread.js). Not public API.
+// record (OTEP 4947), over the same thread state as the public API
+// (lib/core/thread.js). Not public API: what a tracer's context manager
+// builds on.
 //
 //   withTraceContext(trace, labels, fn)   withLabels whose set carries
 //                                         `trace`'s ids; TraceContext.CLEAR
@@ -68,8 +69,8 @@ function createTraceScopes(thread) {
     return next === undefined ? () => {} : thread.enter(next);
   }
 
-  // The span of `trace` has new `labels` (customlabels/otel: attributes set
-  // after it was activated): the set its activations run under (the last
+  // The span of `trace` has new `labels` (a span's attributes set after it
+  // was activated): the set its activations run under (the last
   // one, over trace.lastParent) takes them in place, so every continuation
   // that holds it publishes them from its next switch, and a reader walking
   // V8's continuation data at once; installed on this thread, it is

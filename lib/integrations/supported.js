@@ -85,8 +85,8 @@ function versionsCommand(args, { out = process.stdout, err = process.stderr, cwd
     out.write(`${JSON.stringify(Object.fromEntries(rows.map((r) => [r.package, r.range])))}\n`);
     return 0;
   }
-  out.write(renderVersions(rows, cwd, require('./kit/versions').satisfies));
+  out.write(renderVersions(rows, cwd, require('./kit/integration').satisfies));
   return 0;
 }
 
-module.exports = { supportedRanges, installedVersion, versionsCommand };
+module.exports = { supportedRanges, versionsCommand };

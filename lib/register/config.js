@@ -28,22 +28,29 @@ const TABLE = require('../integrations');
 // The names CUSTOMLABELS_INTEGRATIONS takes: those of the table's
 // integrations register applies (the others are by hand only).
 const INTEGRATIONS = Object.freeze(TABLE.filter((i) => i.reach.length > 0).map((i) => i.name));
-// Labels the HTTP integrations set themselves (kit/request-labels.js); the
-// configured ones must not take their names.
-// Trace ids come from spans, never from configuration; '__proto__' is no
-// name an object keeps.
-const RESERVED = new Set(['method', 'route', 'trace_id', 'span_id', 'local_root_span_id']);
+
+// The labels the integrations that are on set themselves, each with the
+// integration that sets it (their descriptors' `labels`): configured labels
+// must not take their names. otel's trace ids are always its own: they come
+// from spans, whether register or the app wires customlabels/otel.
+function reservedBy(on) {
+  const reserved = new Map();
+  for (const i of TABLE) if (on.has(i.name) || i.name === 'otel') for (const label of i.labels) if (!reserved.has(label)) reserved.set(label, i.name);
+  return reserved;
+}
 
 const utf8Bytes = (s) => Buffer.byteLength(s);
-const keyProblem = (key) =>
+// What is wrong with `key` as the name of a configured label, or null;
+// '__proto__' is no name an object keeps.
+const keyProblem = (key, reserved) =>
   key === ''
     ? 'an empty label name'
     : key === '__proto__'
       ? 'label name "__proto__" is not one an object keeps'
       : utf8Bytes(key) > PARCA.MAX_KEY_BYTES
         ? `label name "${key}" is longer than ${PARCA.MAX_KEY_BYTES} bytes`
-        : RESERVED.has(key)
-          ? `label name "${key}" is set by the integrations`
+        : reserved.has(key)
+          ? `label name "${key}" is set by the ${reserved.get(key)} integration`
           : null;
 
 function items(value) {
@@ -75,7 +82,7 @@ function integrations(value, problems) {
 }
 
 // [[header (lower case), label], ...]
-function headers(value, problems) {
+function headers(value, problems, reserved) {
   const out = [];
   if (value === undefined) return out;
   for (const item of items(value)) {
@@ -86,7 +93,7 @@ function headers(value, problems) {
       problems.push(`CUSTOMLABELS_HEADERS: "${header}" is not a header name`);
       continue;
     }
-    const problem = keyProblem(label);
+    const problem = keyProblem(label, reserved);
     if (problem !== null) {
       problems.push(`CUSTOMLABELS_HEADERS: ${problem}`);
       continue;
@@ -96,7 +103,7 @@ function headers(value, problems) {
   return out;
 }
 
-function staticLabels(value, problems) {
+function staticLabels(value, problems, reserved) {
   const out = {};
   if (value === undefined) return out;
   for (const item of items(value)) {
@@ -107,7 +114,7 @@ function staticLabels(value, problems) {
     }
     const key = item.slice(0, eq).trim();
     const v = item.slice(eq + 1).trim();
-    const problem = keyProblem(key);
+    const problem = keyProblem(key, reserved);
     if (problem !== null) {
       problems.push(`CUSTOMLABELS_LABELS: ${problem}`);
       continue;
@@ -120,8 +127,9 @@ function staticLabels(value, problems) {
 }
 
 // { [attribute]: label | null } over customlabels/otel's defaults, or
-// false for none.
+// false for none. (A span attribute may give any label but otel's own ids.)
 function otelAttributes(value, problems) {
+  const ids = reservedBy(new Set(['otel']));
   if (value === undefined || value.trim() === '') return {};
   if (value.trim() === 'none') return false;
   const out = Object.create(null);
@@ -135,7 +143,7 @@ function otelAttributes(value, problems) {
     const eq = item.indexOf('=');
     const attribute = (eq < 0 ? item : item.slice(0, eq)).trim();
     const label = eq < 0 ? attribute : item.slice(eq + 1).trim();
-    const problem = label === 'method' || label === 'route' ? null : keyProblem(label);
+    const problem = keyProblem(label, ids);
     if (attribute === '' || attribute === '__proto__' || problem !== null) {
       problems.push(`CUSTOMLABELS_OTEL_ATTRIBUTES: ${problem ?? `"${item}" names no attribute`}`);
       continue;
@@ -148,10 +156,12 @@ function otelAttributes(value, problems) {
 // The configuration `env` gives, and the problems found in it.
 function readConfig(env = process.env) {
   const problems = [];
+  const on = integrations(env.CUSTOMLABELS_INTEGRATIONS, problems);
+  const reserved = reservedBy(on);
   const config = {
-    integrations: integrations(env.CUSTOMLABELS_INTEGRATIONS, problems),
-    headers: headers(env.CUSTOMLABELS_HEADERS, problems),
-    labels: staticLabels(env.CUSTOMLABELS_LABELS, problems),
+    integrations: on,
+    headers: headers(env.CUSTOMLABELS_HEADERS, problems, reserved),
+    labels: staticLabels(env.CUSTOMLABELS_LABELS, problems, reserved),
     otelAttributes: otelAttributes(env.CUSTOMLABELS_OTEL_ATTRIBUTES, problems),
   };
   const perRequest = 2 + config.headers.length + Object.keys(config.labels).length;

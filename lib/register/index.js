@@ -8,10 +8,12 @@
 // (lib/register/hooks.js for module loads, lib/register/globals.js for
 // registries on the global object, diagnostics_channel for channels, the
 // ones Node.js publishes on included), with
-// the configuration passed in. Before a patch runs, the version of the
-// package it reached is checked against the integration's range: outside
-// it, one warning (CUSTOMLABELS_UNSUPPORTED_FRAMEWORK) and the package is
-// left alone; a patch that throws is the same warning, never a failed start.
+// the configuration passed in, through the integration's apply()
+// (lib/integrations/kit/integration.js): the version of the package it
+// reached is checked against the integration's range first (outside it,
+// one warning, CUSTOMLABELS_UNSUPPORTED_FRAMEWORK, and the package is left
+// alone), and a patch that throws is the same warning, never a failed
+// start.
 // Register never requires a framework itself.
 
 const kStarted = Symbol.for('customlabels.register.started');
@@ -23,34 +25,13 @@ function subscribe(name, fn) {
   else dc.channel(name).subscribe(fn);
 }
 
-// Applies `reach` of `integration` to `target` (what was loaded or
-// published) at `version`; returns what patch() returns.
-// Outside the range: the reach's outside(), where it has one, undoes what
-// another reach did for it.
-function apply(integration, reach, target, file, version, config) {
-  const { inRange, warnUnsupported } = require('../integrations/kit/versions');
-  if (!inRange(integration, reach.package, version)) {
-    try {
-      if (typeof reach.outside === 'function') reach.outside(target, { version, file, config });
-    } catch {
-      // left as it is
-    }
-    return undefined;
-  }
-  try {
-    return reach.patch(target, { version, file, config });
-  } catch (err) {
-    warnUnsupported(integration.name, reach.package, version, integration.packages[reach.package], `patching it failed (${err && err.message})`);
-    return undefined;
-  }
-}
-
 // The subscriber of a channel Node.js itself publishes on (no package, no
 // version): it runs for every message (every HTTP request), so it does no
 // more than call the patch; one that throws is one warning, and the message
 // goes on unlabelled.
 function builtinPatch(integration, reach, config) {
-  const context = Object.freeze({ version: null, file: undefined, config });
+  const context = Object.freeze({ integration, version: null, file: undefined, config });
+  integration.record(reach, undefined, context);
   return (message) => {
     try {
       reach.patch(message, context);
@@ -64,7 +45,7 @@ function reachIntegration(integration, config, hooks) {
   const { versionOfFile } = require('../integrations/kit/versions');
   const versionAt = (file, pkg) => (typeof file === 'string' ? versionOfFile(file, pkg) : null);
   for (const reach of integration.reach) {
-    const onLoad = (target, file) => apply(integration, reach, target, file, versionAt(file, reach.package), config);
+    const onLoad = (target, file) => integration.apply(reach, target, { version: versionAt(file, reach.package), file, config });
     switch (reach.kind) {
       case 'module':
         hooks.reachModule(reach.package, reach.requests, reach.esm === true, onLoad);
@@ -80,11 +61,11 @@ function reachIntegration(integration, config, hooks) {
         break;
       case 'channel':
         if (reach.builtin !== undefined) subscribe(reach.channel, builtinPatch(integration, reach, config));
-        else subscribe(reach.channel, (message) => apply(integration, reach, message, undefined, reach.versionOf(message), config));
+        else subscribe(reach.channel, (message) => integration.apply(reach, message, { version: reach.versionOf(message), config }));
         break;
       case 'global':
         require('./globals').observeGlobal(reach.key, reach.property, (value, registry) => {
-          const out = apply(integration, reach, value, undefined, reach.versionOf(registry), config);
+          const out = integration.apply(reach, value, { version: reach.versionOf(registry), config });
           return out === undefined ? value : out;
         });
         break;

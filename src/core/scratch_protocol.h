@@ -34,10 +34,10 @@ namespace customlabels::core::scratch {
 // The version of everything lib/ and the addon agree on: this layout, the
 // binding's functions and the instance copies of the package share on it
 // (lib/core/instance.js; 4: the instance, not the API object, and no
-// internals on the API; 5: its mirrors; 6: its scopes; see
-// lib/core/binding.js). Bumped on any incompatible change; copies of the
+// internals on the API; 5: its mirrors; 6: its scopes; 7: observers in
+// place of mirrors; see lib/core/binding.js). Bumped on any incompatible change; copies of the
 // package with different versions never share an addon.
-constexpr uint32_t kProtocolVersion = 6;
+constexpr uint32_t kProtocolVersion = 7;
 
 constexpr size_t kAddressOffset = 0;
 constexpr size_t kNextOffsetOffset = 8;

@@ -196,7 +196,12 @@ std::string SampleHeader(const SampleRun& run, const SampleTable& table) {
   std::snprintf(buf, sizeof(buf), "sampled process %d for %.1f s at %g Hz: %llu on-CPU samples in ",
                 run.pid, run.seconds, run.hz,
                 static_cast<unsigned long long>(table.total_samples()));
-  return buf + std::to_string(table.Threads().size()) + " threads (" + run.tls + ")\n";
+  std::string late;
+  if (run.late_ticks != 0) {
+    late = "; " + std::to_string(run.late_ticks) + " of " + std::to_string(run.ticks) +
+           " ticks late (the reader lost the CPU)";
+  }
+  return buf + std::to_string(table.Threads().size()) + " threads (" + run.tls + ")" + late + "\n";
 }
 
 std::string JsonSampleThread(const SampleRun& run, const SampleTable::Thread& th) {
@@ -207,6 +212,8 @@ std::string JsonSampleThread(const SampleRun& run, const SampleTable::Thread& th
     std::string line = "{\"tid\":" + std::to_string(th.tid) + ",\"name\":" + JsonString(th.name) +
                        ",\"samples\":" + std::to_string(e->samples) +
                        ",\"thread_samples\":" + std::to_string(th.samples) +
+                       ",\"ticks\":" + std::to_string(run.ticks) +
+                       ",\"late_ticks\":" + std::to_string(run.late_ticks) +
                        ",\"share\":" + std::to_string(share);
     if (row.other) {
       line += ",\"other\":true";

@@ -85,6 +85,9 @@ std::vector<std::string> TruncationLines(const Truncation& truncation);
 struct SampleRun {
   pid_t pid = 0;
   double seconds = 0, hz = 0;
+  // The ticks the reader took, and those it took late (it had lost the CPU
+  // past the tick's time).
+  uint64_t ticks = 0, late_ticks = 0;
   std::string tls;  // TlsDescription
   std::optional<std::string> by;
   // Added to the first JSON row as "process_context" (then set to nullptr

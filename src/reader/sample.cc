@@ -82,7 +82,12 @@ int RunSample(const Options& o) {
   auto next = start;
   auto refreshed = start;
   bool held_any = false;
+  uint64_t ticks = 0, late_ticks = 0;
+  bool late = false;  // the coming tick is taken late
   while (!g_interrupted && Clock::now() < end) {
+    ++ticks;
+    if (late) ++late_ticks;
+    late = false;
     if (!o.tid && Clock::now() - refreshed > std::chrono::milliseconds(100)) {
       tids = ListThreads(pid);
       refreshed = Clock::now();
@@ -113,9 +118,14 @@ int RunSample(const Options& o) {
     }
     next += std::chrono::duration_cast<Clock::duration>(period * jitter(rng));
     // A reader that lost the CPU does not fire its missed ticks back to back
-    // (they would all see the same label set): it starts again from now.
+    // (they would all see the same label set): it starts again from now, and
+    // counts the tick late (the run says how many: a window in which the
+    // reader was starved samples in bursts).
     const auto now = Clock::now();
-    if (next < now) next = now;
+    if (next < now) {
+      next = now;
+      late = true;
+    }
     std::this_thread::sleep_until(next);
   }
   held.clear();  // detach
@@ -123,6 +133,8 @@ int RunSample(const Options& o) {
   run.pid = pid;
   run.seconds = std::chrono::duration<double>(Clock::now() - start).count();
   run.hz = o.hz;
+  run.ticks = ticks;
+  run.late_ticks = late_ticks;
   run.tls = TlsDescription(*t);
   run.by = o.by;
   if (!o.json) {

@@ -661,13 +661,13 @@ TEST(OtelReport, SampleRowsByAttributesCountingTraces) {
   EXPECT_EQ(threads[0].rows[0]->trace_ids.size(), 2u);
   SampleRun run;
   EXPECT_EQ(JsonSampleThread(run, threads[0]),
-            "{\"tid\":1,\"name\":\"t\",\"samples\":4,\"thread_samples\":6,\"share\":0.666667,"
+            "{\"tid\":1,\"name\":\"t\",\"samples\":4,\"thread_samples\":6,\"ticks\":0,\"late_ticks\":0,\"share\":0.666667,"
             "\"labels\":null,\"otel\":{\"attributes\":{\"http.route\":\"/a\"},\"traced_samples\":4,"
             "\"trace_ids\":2}}\n"
-            "{\"tid\":1,\"name\":\"t\",\"samples\":1,\"thread_samples\":6,\"share\":0.166667,"
+            "{\"tid\":1,\"name\":\"t\",\"samples\":1,\"thread_samples\":6,\"ticks\":0,\"late_ticks\":0,\"share\":0.166667,"
             "\"labels\":null,\"otel\":{\"attributes\":{\"http.route\":\"/b\"},\"traced_samples\":0,"
             "\"trace_ids\":0}}\n"
-            "{\"tid\":1,\"name\":\"t\",\"samples\":1,\"thread_samples\":6,\"share\":0.166667,"
+            "{\"tid\":1,\"name\":\"t\",\"samples\":1,\"thread_samples\":6,\"ticks\":0,\"late_ticks\":0,\"share\":0.166667,"
             "\"labels\":null}\n");
   EXPECT_EQ(TextSampleThread(run, threads[0]),
             "\nthread 1 (t): 6 samples\n"

@@ -190,13 +190,13 @@ TEST(SampleTable, CountsRowsPerThreadMostFirst) {
   SampleRun run;
   run.pid = 10;
   EXPECT_EQ(JsonSampleThread(run, threads[0]),
-            "{\"tid\":10,\"name\":\"main\",\"samples\":3,\"thread_samples\":6,\"share\":0.500000,"
+            "{\"tid\":10,\"name\":\"main\",\"samples\":3,\"thread_samples\":6,\"ticks\":0,\"late_ticks\":0,\"share\":0.500000,"
             "\"labels\":{\"tenant\":\"c\"}}\n"
-            "{\"tid\":10,\"name\":\"main\",\"samples\":1,\"thread_samples\":6,\"share\":0.166667,"
+            "{\"tid\":10,\"name\":\"main\",\"samples\":1,\"thread_samples\":6,\"ticks\":0,\"late_ticks\":0,\"share\":0.166667,"
             "\"labels\":{\"tenant\":\"a\"}}\n"
-            "{\"tid\":10,\"name\":\"main\",\"samples\":1,\"thread_samples\":6,\"share\":0.166667,"
+            "{\"tid\":10,\"name\":\"main\",\"samples\":1,\"thread_samples\":6,\"ticks\":0,\"late_ticks\":0,\"share\":0.166667,"
             "\"labels\":null}\n"
-            "{\"tid\":10,\"name\":\"main\",\"samples\":1,\"thread_samples\":6,\"share\":0.166667,"
+            "{\"tid\":10,\"name\":\"main\",\"samples\":1,\"thread_samples\":6,\"ticks\":0,\"late_ticks\":0,\"share\":0.166667,"
             "\"error\":\"cannot read the label set at 0x8\"}\n");
   EXPECT_EQ(TextSampleThread(run, threads[0]),
             "\nthread 10 (main): 6 samples\n"
@@ -230,10 +230,10 @@ TEST(SampleTable, ByKeyKeepsThatLabelAndItsCutsOnly) {
   run.by = "route";
   const auto threads = table.Threads();
   EXPECT_EQ(JsonSampleThread(run, threads[0]),
-            "{\"tid\":1,\"name\":\"m\",\"samples\":1,\"thread_samples\":2,\"share\":0.500000,"
+            "{\"tid\":1,\"name\":\"m\",\"samples\":1,\"thread_samples\":2,\"ticks\":0,\"late_ticks\":0,\"share\":0.500000,"
             "\"key\":\"route\",\"value\":\"rrr\",\"truncated\":{\"values\":[{\"index\":1,\"key\":"
             "\"route\",\"length\":100,\"kept\":3,\"limit\":\"--max-value-bytes\"}]}}\n"
-            "{\"tid\":1,\"name\":\"m\",\"samples\":1,\"thread_samples\":2,\"share\":0.500000,"
+            "{\"tid\":1,\"name\":\"m\",\"samples\":1,\"thread_samples\":2,\"ticks\":0,\"late_ticks\":0,\"share\":0.500000,"
             "\"key\":\"route\",\"value\":null}\n");
   EXPECT_EQ(
       TextSampleThread(run, threads[0]),
@@ -311,6 +311,14 @@ TEST(Report, SampleHeader) {
   EXPECT_EQ(SampleHeader(run, table),
             "sampled process 1 for 1.0 s at 99 Hz: 1 on-CPU samples in 1 threads (static TLS, "
             "thread pointer -440)\n");
+  // A reader that lost the CPU says how often, in the header and each JSON row.
+  run.ticks = 99;
+  run.late_ticks = 7;
+  EXPECT_EQ(SampleHeader(run, table),
+            "sampled process 1 for 1.0 s at 99 Hz: 1 on-CPU samples in 1 threads (static TLS, "
+            "thread pointer -440); 7 of 99 ticks late (the reader lost the CPU)\n");
+  const std::string json = JsonSampleThread(run, table.Threads()[0]);
+  EXPECT_NE(json.find("\"ticks\":99,\"late_ticks\":7"), std::string::npos) << json;
 }
 
 }  // namespace

@@ -8,17 +8,9 @@
 const fs = require('node:fs');
 const { withLabels, currentLabels } = require('../..');
 
-// Deterministic PRNG (mulberry32) so a failure can be replayed.
-function rng(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+// Deterministic PRNG (bench/stats.js's mulberry32) so a failure can be
+// replayed.
+const { mulberry32: rng } = require('../../bench/stats');
 
 const steps = [
   () => null,

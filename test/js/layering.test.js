@@ -89,6 +89,26 @@ test.each([
   expect(bad).toEqual([]);
 });
 
+// Core offers an observer point (lib/core/observers.js) and knows nothing of
+// who uses it: no file of it names an integration (customlabels/<name>) or
+// a package one integrates (what `next` would match is a word of its own).
+test('lib/core names no integration, nor a package one of them integrates', () => {
+  const TABLE = require('../../lib/integrations');
+  const names = new Set();
+  for (const i of TABLE) {
+    names.add(`customlabels/${i.name}`);
+    for (const pkg of [...Object.keys(i.packages), ...Object.keys(i.testedWith)]) if (pkg !== 'next') names.add(pkg);
+  }
+  const escape = (s) => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+  const found = [];
+  for (const file of filesUnder(path.join(root, 'lib', 'core'), (n) => n.endsWith('.js'))) {
+    const text = fs.readFileSync(file, 'utf8');
+    for (const name of names) if (new RegExp(`(^|[^\\w@/-])${escape(name)}(?![\\w-])`).test(text)) found.push(`${path.relative(root, file)}: ${name}`);
+  }
+  expect(names.size).toBeGreaterThan(20);
+  expect(found).toEqual([]);
+});
+
 test('src/reader: no module (x.h with x.cc) includes itself back through others', () => {
   const dir = path.join(root, 'src', 'reader');
   const moduleOf = (name) => name.replace(/\.(h|cc)$/, '');

@@ -530,6 +530,16 @@ const childrenOf = (ppid) =>
 // Requests of many short promise jobs, interleaved job by job
 // (test/js/fixtures/tenants-awaits.js): whatever a switch leaves installed
 // between one job and the next must not move CPU from one tenant to another.
+// Why a sampling window cannot judge the reader, or null: the target
+// starved (its thread sampled `least` times or fewer) or the reader late at
+// more than 5% of its ticks. (The causes are the machine's: CI runs suites
+// side by side.)
+function unfitWindow(row, least) {
+  if (row.thread_samples <= least) return `the target starved (${row.thread_samples} samples, at least ${least + 1} wanted)`;
+  if (row.late_ticks > row.ticks * 0.05) return `the reader was late at ${row.late_ticks} of ${row.ticks} ticks`;
+  return null;
+}
+
 describe('sample: tenants 1:2:3 in requests of 50 promise jobs of ~20 µs, interleaved', () => {
   let child;
   let replies;
@@ -549,13 +559,18 @@ describe('sample: tenants 1:2:3 in requests of 50 promise jobs of ~20 µs, inter
 
   test('the shares sampled from outside are within 2 points of the CPU each tenant\'s jobs used', async () => {
     // ~5000 samples of the thread: a share's sampling error is ~0.7 points
-    // (one standard deviation). Windows the target was starved in, or that
-    // a preempted reader sampled in bursts, are taken again (up to 4).
+    // (one standard deviation). A window is taken again (up to 3 in all)
+    // only where the machine made it unfit, named by what it measured: the
+    // target starved (half its samples missing) or the reader late at more
+    // than 5% of its ticks (its samples then come in bursts). A miss in a
+    // fit window fails at once.
     const tenants = ['a', 'b', 'c'];
     let shares;
     let truth;
     let threadSamples = 0;
-    for (let attempt = 0; attempt < 4; attempt++) {
+    let attempts = 0;
+    for (;;) {
+      attempts += 1;
       const before = await published();
       const r = await runReader(['sample', String(child.pid), '--hz', '1000', '--duration', '5s', '--by', 'tenant', '--json']);
       const after = await published();
@@ -564,13 +579,15 @@ describe('sample: tenants 1:2:3 in requests of 50 promise jobs of ~20 µs, inter
       const rows = jsonLines(r.stdout).filter((row) => row.tid === child.pid);
       const samples = Object.fromEntries(rows.map((row) => [row.value, row.samples]));
       threadSamples = rows[0].thread_samples;
-      if (threadSamples <= 2500) continue; // of ~5000
       const spent = tenants.map((t) => after[t] - before[t]);
       truth = spent.map((ms) => ms / spent.reduce((x, y) => x + y));
       const labelled = tenants.reduce((n, t) => n + (samples[t] ?? 0), 0);
       shares = tenants.map((t) => (samples[t] ?? 0) / labelled);
-      if (shares.every((x, i) => Math.abs(x - truth[i]) < 0.02)) break;
+      const unfit = unfitWindow(rows[0], 2500);
+      if (unfit === null || attempts === 3 || shares.every((x, i) => Math.abs(x - truth[i]) < 0.02)) break;
+      console.log(`sample, attempt ${attempts}: ${unfit}; taken again`);
     }
+    console.log(`sample: ${attempts} attempt${attempts === 1 ? '' : 's'}`);
     expect(threadSamples).toBeGreaterThan(2500);
     expect(truth[0]).toBeLessThan(truth[1]);
     expect(truth[1]).toBeLessThan(truth[2]);
@@ -600,18 +617,19 @@ describe('sample', () => {
   test('tenants spinning 1:2:3 are reported within a few points of the time their labels were on the CPU', async () => {
     // The truth is what the target measured over the same window (its run
     // time per tenant): on a busy machine it gets preempted and its real
-    // shares drift from 1:2:3. A reader that loses the CPU itself takes its
-    // missed samples in a burst that all see one tenant, so under load the
-    // spread is wider than sampling alone explains: up to 3 attempts, and a
-    // reader that is wrong fails all of them.
-    // A window in which the target was starved of CPU (fewer than half the
-    // samples it would get alone) proves nothing either way and is retried
-    // too; the accepted window must have them.
+    // shares drift from 1:2:3. A window is taken again (up to 3 in all) only
+    // where the machine made it unfit, named by what it measured: the target
+    // starved (fewer than half the samples it would get alone) or the reader
+    // late at more than 5% of its ticks (a reader that loses the CPU takes
+    // its missed samples in a burst that all see one tenant). A miss in a
+    // fit window fails at once.
     const tenants = ['a', 'b', 'c'];
     let shares;
     let truth;
     let threadSamples = 0;
-    for (let attempt = 0; attempt < 4; attempt++) {
+    let attempts = 0;
+    for (;;) {
+      attempts += 1;
       const before = await published();
       const r = await runReader(['sample', String(child.pid), '--hz', '500', '--duration', '3s', '--by', 'tenant', '--json']);
       const after = await published();
@@ -620,15 +638,17 @@ describe('sample', () => {
       const rows = jsonLines(r.stdout).filter((row) => row.tid === child.pid);
       const samples = Object.fromEntries(rows.map((row) => [row.value, row.samples]));
       threadSamples = rows[0].thread_samples;
-      if (threadSamples <= 750) continue; // of ~1500
       const spent = tenants.map((t) => after[t] - before[t]);
       truth = spent.map((ms) => ms / spent.reduce((x, y) => x + y));
       expect(truth[0]).toBeLessThan(truth[1]);
       expect(truth[1]).toBeLessThan(truth[2]);
-      const labelled = tenants.reduce((n, t) => n + samples[t], 0);
-      shares = tenants.map((t) => samples[t] / labelled);
-      if (shares.every((x, i) => Math.abs(x - truth[i]) < 0.05)) break;
+      const labelled = tenants.reduce((n, t) => n + (samples[t] ?? 0), 0);
+      shares = tenants.map((t) => (samples[t] ?? 0) / labelled);
+      const unfit = unfitWindow(rows[0], 750);
+      if (unfit === null || attempts === 3 || shares.every((x, i) => Math.abs(x - truth[i]) < 0.05)) break;
+      console.log(`sample, attempt ${attempts}: ${unfit}; taken again`);
     }
+    console.log(`sample: ${attempts} attempt${attempts === 1 ? '' : 's'}`);
     expect(threadSamples).toBeGreaterThan(750);
     // Within 5 points (closeTo with 1 digit).
     expect(shares).toEqual(truth.map((x) => expect.closeTo(x, 1)));

@@ -54,7 +54,9 @@ async function installOnce(set, dir) {
   if (set.double !== undefined) {
     // The install of the set without its double, copied and changed.
     const base = await install({ ...set, double: undefined });
-    fs.cpSync(base, dir, { recursive: true, dereference: false });
+    // (Not what a suite built in the base: a Next.js build's .next holds
+    // the base's absolute paths, and is built again here.)
+    fs.cpSync(base, dir, { recursive: true, dereference: false, filter: (from) => path.relative(base, from) !== '.next' });
     fs.rmSync(path.join(dir, '.installed'), { force: true });
     applyDouble(dir, set.double);
   } else {

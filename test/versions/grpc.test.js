@@ -1,7 +1,9 @@
 'use strict';
 
-// The grpc integration on every version its range claims, one just outside
-// and one whose private name moved (test/versions/describe-versions.js).
+// gRPC on every release its ranges claim, those just outside, and
+// one copy of a release per private name it relies on, with that name
+// moved (test/versions/describe-versions.js). Written by scripts/generate.js;
+// do not edit.
 
 const { describeVersions } = require('./describe-versions');
 

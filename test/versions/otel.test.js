@@ -1,7 +1,9 @@
 'use strict';
 
-// The otel integration on every API and SDK line its ranges claim, and one
-// API just outside (test/versions/describe-versions.js).
+// OpenTelemetry on every release its ranges claim, those just outside, and
+// one copy of a release per private name it relies on, with that name
+// moved (test/versions/describe-versions.js). Written by scripts/generate.js;
+// do not edit.
 
 const { describeVersions } = require('./describe-versions');
 

@@ -28,7 +28,7 @@ const { unitFile } = require('../../lib/core/v8-unit');
 const { installAll } = require('./cache');
 const { readResults, missingOrFailed, renderTested, renderNewest } = require('./results');
 const { newestEntries } = require('./newest');
-const { checkBlock, blockOf } = require('../docs/blocks');
+const { checkBlock, blockOf } = require('../../scripts/generate/blocks');
 
 const root = path.join(__dirname, '..', '..');
 const DOCS = path.join(root, 'docs', 'versions.md');

@@ -19,8 +19,12 @@
 // (CUSTOMLABELS_MESSAGE_LABELS). Acks, nacks, prefetch and redelivery are
 // amqplib's, untouched.
 
+const path = require('node:path');
+const errors = require('../../core/errors');
+const { byHand } = require('../kit/integration');
+const { fileOfExports, versionOfFile } = require('../kit/versions');
 const integration = require('./integration');
-const { patchAmqplib } = require('./patch');
+const { isAmqplib, checkOptions } = require('./patch');
 const { HEADER } = require('./messages');
 
 // Patches amqplib's channels (both APIs); `amqplib` is the module
@@ -31,7 +35,12 @@ const { HEADER } = require('./messages');
 // options apply (false: nothing (left) to patch, or an amqplib this version
 // does not support, with one warning).
 function instrument(amqplib, options, main) {
-  return patchAmqplib(integration, amqplib, options, main, false, undefined);
+  if (!isAmqplib(amqplib)) throw errors.invalidOption('', "the amqplib module (require('amqplib'))", amqplib);
+  if (main !== undefined && (typeof main !== 'string' || !path.isAbsolute(main))) throw errors.invalidOption('main', 'the absolute path amqplib was loaded from', main);
+  checkOptions(options);
+  const file = main ?? fileOfExports(amqplib);
+  const version = file === null ? null : versionOfFile(file, 'amqplib');
+  return integration.apply(integration.reach[0], amqplib, { version, file: file ?? undefined, config: byHand(options) }) === true;
 }
 
 module.exports = { instrument, HEADER };

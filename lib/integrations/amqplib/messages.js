@@ -9,24 +9,20 @@
 
 const { currentLabels } = require('../../index');
 const errors = require('../../core/errors');
-const { warnOnce } = require('../../core/warnings');
-const { addLimited, mergeCarried, parseCarried, TRACE_IDS } = require('../kit/carried');
+const { addLimited, mergeCarried, parseCarried, carrier } = require('../kit/carried');
 const { PARCA, cutValue } = require('../kit/limits');
+const { BoundedCache } = require('../kit/cache');
 
 const QUEUE = 'queue';
 const EXCHANGE = 'exchange';
 const ROUTING_KEY = 'routing_key';
 const HEADER = 'x-customlabels';
-const RESERVED = new Set([QUEUE, EXCHANGE, ROUTING_KEY]);
-const NOT_CARRIED = new Set([...RESERVED, ...TRACE_IDS]);
+const { notCarried: NOT_CARRIED, warn } = carrier([QUEUE, EXCHANGE, ROUTING_KEY], { what: 'message', runs: 'messages', code: 'CUSTOMLABELS_MESSAGE_LABELS' });
 const MAX_CACHED = 1024;
 // Headers longer than this are read each time, not kept (they come from
 // producers; a real one is a few labels).
 const MAX_CACHED_HEADER = 1024;
 const hasOwn = Object.prototype.hasOwnProperty;
-
-const warn = (reason) =>
-  warnOnce('message-labels', `customlabels: message labels not published as given (${reason}); messages run with the labels that are valid`, 'CUSTOMLABELS_MESSAGE_LABELS');
 
 // The header value a producer attaches, or null if there are no labels.
 function headerValue() {
@@ -52,7 +48,7 @@ function headerOf(msg) {
 // messageLabels(queue, msg) for one consumer's options ({ routing, ownFn,
 // producerLabels }).
 function labelsFor({ routing, ownFn, producerLabels }) {
-  const byQueue = new Map();
+  const byQueue = new BoundedCache(MAX_CACHED);
   function baseOf(queue, msg) {
     if (routing) {
       const fields = msg.fields !== null && typeof msg.fields === 'object' ? msg.fields : {};
@@ -61,29 +57,24 @@ function labelsFor({ routing, ownFn, producerLabels }) {
       if (typeof fields.routingKey === 'string' && fields.routingKey !== '') out[ROUTING_KEY] = cutValue(fields.routingKey);
       return Object.freeze(out);
     }
-    let base = byQueue.get(queue);
-    if (base === undefined) {
-      base = Object.freeze({ [QUEUE]: cutValue(String(queue)) });
-      if (byQueue.size < MAX_CACHED) byQueue.set(queue, base);
-    }
-    return base;
+    return byQueue.get(queue, (q) => Object.freeze({ [QUEUE]: cutValue(String(q)) }));
   }
   // Without routing labels and labels of the consumer's own, a message's
   // labels depend on its queue and header alone: kept frozen per pair
   // (producers send few distinct headers), so each is read once and its
   // set built once.
-  const byHeader = new Map();
+  const byHeader = new BoundedCache(MAX_CACHED);
   return function messageLabels(queue, msg) {
     const raw = producerLabels ? headerOf(msg) : undefined;
     if (raw === undefined && ownFn === null) return baseOf(queue, msg);
     const key = ownFn === null && !routing && (raw === undefined || raw.length <= MAX_CACHED_HEADER) ? `${queue}\0${raw}` : null;
     if (key !== null) {
-      const hit = byHeader.get(key);
+      const hit = byHeader.peek(key);
       if (hit !== undefined) return hit;
     }
     const carried = raw === undefined ? undefined : parseCarried(raw, HEADER, warn);
     const labels = mergeCarried(baseOf(queue, msg), ownFn, msg, carried, NOT_CARRIED, warn, 'options.labels(msg)');
-    if (key !== null && byHeader.size < MAX_CACHED) byHeader.set(key, Object.freeze(labels));
+    if (key !== null) byHeader.set(key, Object.freeze(labels));
     return labels;
   };
 }

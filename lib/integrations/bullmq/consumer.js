@@ -34,10 +34,12 @@ const errors = require('../../core/errors');
 const { LABELS_KEY } = require('../worker');
 const { PARCA, cutValue: cut } = require('../kit/limits');
 const { addLimited, toObject, mergeCarried, isPlainObject } = require('../kit/carried');
+const { BoundedCache } = require('../kit/cache');
 const { QUEUE, JOB, RESERVED, NOT_CARRIED, warn } = require('./labels');
 
-// (queue, name) pairs whose labels are kept frozen: queues and job names are
-// few in most apps; the bound guards against job names made per job.
+// (queue, name) pairs whose labels are kept frozen (kit/cache.js): queues
+// and job names are few in most apps; the bound guards against job names
+// made per job.
 const MAX_CACHED = 1024;
 const hasOwn = Object.prototype.hasOwnProperty;
 // Marks the processors processor() made (register leaves them as they are).
@@ -88,8 +90,7 @@ function producerOf(data) {
 // twice: the base labels of a (queue, name), frozen, and per job the
 // worker's own and the producer's merged over it.
 function jobLabelsFor({ own, ownFn, producer }) {
-  const byQueue = new Map();
-  let cached = 0;
+  const bases = new BoundedCache(MAX_CACHED);
 
   function makeBase(queue, name) {
     const labels = {};
@@ -99,23 +100,7 @@ function jobLabelsFor({ own, ownFn, producer }) {
     return Object.freeze(labels);
   }
 
-  function baseOf(queue, name) {
-    let byName = byQueue.get(queue);
-    if (byName === undefined) {
-      if (cached >= MAX_CACHED) return makeBase(queue, name);
-      byName = new Map();
-      byQueue.set(queue, byName);
-    }
-    let base = byName.get(name);
-    if (base === undefined) {
-      base = makeBase(queue, name);
-      if (cached < MAX_CACHED) {
-        cached += 1;
-        byName.set(name, base);
-      }
-    }
-    return base;
-  }
+  const baseOf = (queue, name) => (typeof queue === 'string' && typeof name === 'string' ? bases.get(`${queue}\0${name}`, () => makeBase(queue, name)) : makeBase(queue, name));
 
   return function jobLabels(job) {
     const base = baseOf(queueNameOf(job), job.name);

@@ -8,18 +8,13 @@
 // agent keeps (kit/limits.js), and bad label data never fails a job: one
 // warning (CUSTOMLABELS_JOB_LABELS).
 
-const { warnOnce } = require('../../core/warnings');
-const { TRACE_IDS } = require('../kit/carried');
+const { carrier } = require('../kit/carried');
 
 const QUEUE = 'queue';
 const JOB = 'job';
-const RESERVED = new Set([QUEUE, JOB]);
-// Not carried by default: the consumer sets queue and job; span ids describe
-// the producer's request, not the job.
-const NOT_CARRIED = new Set([QUEUE, JOB, ...TRACE_IDS]);
-
-// One warning per thread, whatever went wrong first.
-const warn = (reason) =>
-  warnOnce('job-labels', `customlabels: job labels not published as given (${reason}); jobs run with the labels that are valid`, 'CUSTOMLABELS_JOB_LABELS');
+// Not carried: the consumer sets queue and job; span ids describe the
+// producer's request, not the job. One warning per thread, whatever went
+// wrong first.
+const { reserved: RESERVED, notCarried: NOT_CARRIED, warn } = carrier([QUEUE, JOB], { what: 'job', runs: 'jobs', code: 'CUSTOMLABELS_JOB_LABELS' });
 
 module.exports = { QUEUE, JOB, RESERVED, NOT_CARRIED, warn };

@@ -11,21 +11,16 @@
 
 const { withLabels } = require('../../index');
 const { Patcher } = require('../kit/patcher');
-const { hasInternals } = require('../kit/versions');
 const { isPlainObject } = require('../kit/carried');
 const { withJobLabels, withFlowLabels, carriedLabels, labelJobs, carries } = require('./producer');
 const { processor, jobLabelsFor, readOptions, isLabelled } = require('./consumer');
 
-const PACKAGE = 'bullmq';
 const patcher = new Patcher('bullmq');
 
-function labelQueues(integration, bullmq, version) {
+function patchBullmq(bullmq, context) {
   if (bullmq === null || typeof bullmq !== 'object' || typeof bullmq.Worker !== 'function') return;
   const { Worker, Queue, FlowProducer } = bullmq;
-  const ok = hasInternals(integration, PACKAGE, version, {
-    'Worker#callProcessJob': () => typeof Worker.prototype.callProcessJob === 'function',
-  });
-  if (!ok) return;
+  if (!context.integration.guard('bullmq', Worker, context)) return;
   const jobLabels = jobLabelsFor(readOptions(undefined));
   patcher.wrap(Worker.prototype, 'callProcessJob', (call) =>
     function callProcessJob(job, token, signal) {
@@ -67,13 +62,9 @@ function labelQueues(integration, bullmq, version) {
 
 // In a sandbox: the processor ChildProcessor#init loads runs each job under
 // its labels.
-function labelSandbox(integration, child, version) {
+function patchSandbox(child, context) {
   const ChildProcessor = child !== null && typeof child === 'object' ? child.ChildProcessor : undefined;
-  if (typeof ChildProcessor !== 'function') return;
-  const ok = hasInternals(integration, PACKAGE, version, {
-    'ChildProcessor#init': () => typeof ChildProcessor.prototype.init === 'function',
-  });
-  if (!ok) return;
+  if (typeof ChildProcessor !== 'function' || !context.integration.guard('sandbox', ChildProcessor, context)) return;
   patcher.wrap(ChildProcessor.prototype, 'init', (init) =>
     async function init_(...args) {
       const out = await init.apply(this, args);
@@ -85,4 +76,4 @@ function labelSandbox(integration, child, version) {
 
 const unpatchBullmq = () => patcher.unwrapAll();
 
-module.exports = { labelQueues, labelSandbox, unpatchBullmq, PACKAGE };
+module.exports = { patchBullmq, patchSandbox, unpatchBullmq };

@@ -1,9 +1,9 @@
 'use strict';
 
-// customlabels/register and Express (express/integration.js): the
-// Router/Layer patches (express/router.js) on the express the app loads, and
-// every app's handle() labels each request from app.handle on, unless the
-// app has a labels() middleware of its own, which then labels it, merging
+// The patch of an express module (express/integration.js): the Router/Layer
+// patches (express/router.js), and, under customlabels/register, every
+// app's handle() labels each request from app.handle on, unless the app has
+// a labels() middleware of its own, which then labels it, merging
 // register's configuration (handed to the app at its first request). A
 // request the HTTP integration opened a scope for (kit/request-scope.js)
 // gets `route` (unmatched) on top of that scope, and its routes' scopes
@@ -15,22 +15,28 @@ const { Patcher } = require('../kit/patcher');
 const { requestLabels, amendUnmatched } = require('../kit/request-labels');
 const { requestScopeOf } = require('../kit/request-scope');
 const { isHandWired, handOver } = require('../kit/takeover');
-const { hasInternals } = require('../kit/versions');
-const { prototypesOf, internalsOf, patchPrototypes, unpatchRouter, isActive, tracking, stateOf } = require('./router');
+const { prototypesOf, patchPrototypes, unpatchRouter, isActive, tracking, stateOf } = require('./router');
 const { labelRequest } = require('./requests');
 
-const PACKAGE = 'express';
 const patcher = new Patcher('express-apps');
 
-function labelApps(integration, express, { version, config }) {
-  if (typeof express !== 'function' || typeof express.Router !== 'function' || express.application === undefined) return;
-  const { routerProto, layerProto } = prototypesOf(express);
-  const ok = hasInternals(integration, PACKAGE, version, {
-    ...internalsOf(routerProto, layerProto),
-    'express.application.handle': () => typeof express.application.handle === 'function',
-  });
-  if (!ok) return;
-  patchPrototypes(routerProto, layerProto);
+// The Router and Layer prototypes `protos` ({ routerProto, layerProto }:
+// an express module's, or those an app's router uses), where their
+// internals are there; whether they are patched.
+function patchRouters(protos, context) {
+  if (!context.integration.guard('router', protos, context)) return false;
+  patchPrototypes(protos.routerProto, protos.layerProto);
+  return true;
+}
+
+function patchExpress(express, context) {
+  if (typeof express !== 'function' || typeof express.Router !== 'function' || express.application === undefined) return false;
+  const { integration, config } = context;
+  // Every check before any change: what a warning says is left unpatched
+  // is.
+  if (config.byHand !== true && !integration.guard('express', express, context)) return false;
+  if (!patchRouters(prototypesOf(express), context)) return false;
+  if (config.byHand === true) return true;
   const build = requestLabels({}, config);
   tracking.on = true;
   patcher.wrap(express.application, 'handle', (handle) =>
@@ -44,11 +50,12 @@ function labelApps(integration, express, { version, config }) {
       return handle.call(this, req, res, callback);
     },
   );
+  return true;
 }
 
-function unpatchApps() {
+function unpatchExpress() {
   patcher.unwrapAll();
   unpatchRouter();
 }
 
-module.exports = { labelApps, unpatchApps };
+module.exports = { patchExpress, patchRouters, unpatchExpress };

@@ -16,21 +16,15 @@
 const errors = require('../../core/errors');
 const { buildsPerApp } = require('../kit/request-labels');
 const { markHandWired, registeredOf } = require('../kit/takeover');
-const { inRange, hasInternals, versionOfExports, versionOfFile, versionOfValue } = require('../kit/versions');
+const { byHand } = require('../kit/integration');
+const { versionOfExports, versionOfFile, versionOfValue } = require('../kit/versions');
 const integration = require('./integration');
 const { labelRequest } = require('./requests');
-const { prototypesOf, internalsOf, patchPrototypes, tracking } = require('./router');
+const { tracking } = require('./router');
+const { patchRouters } = require('./apps');
 
 const PACKAGE = 'express';
-
-// Patches the Router and Layer prototypes reached from `routerProto` when
-// `version` (null: unknown) is supported and what they rely on is there.
-function patchChecked(routerProto, layerProto, version) {
-  if (!inRange(integration, PACKAGE, version)) return false;
-  if (!hasInternals(integration, PACKAGE, version, internalsOf(routerProto, layerProto))) return false;
-  patchPrototypes(routerProto, layerProto);
-  return true;
-}
+const [reach] = integration.reach;
 
 // Patches an express module (require('express')); idempotent. Returns
 // whether it is patched (false: a version this does not support, with one
@@ -39,8 +33,7 @@ function instrument(express) {
   if (typeof express !== 'function' || typeof express.Router !== 'function') {
     throw errors.invalidOption('', "the express module (require('express'))", express);
   }
-  const { routerProto, layerProto } = prototypesOf(express);
-  return patchChecked(routerProto, layerProto, versionOfExports(express, PACKAGE));
+  return integration.apply(reach, express, { version: versionOfExports(express, PACKAGE), config: byHand() }) === true;
 }
 
 // The Express you installed, if it resolves from here (a flat node_modules).
@@ -54,8 +47,7 @@ function instrumentInstalled() {
     return;
   }
   if (typeof express !== 'function' || typeof express.Router !== 'function') return;
-  const { routerProto, layerProto } = prototypesOf(express);
-  patchChecked(routerProto, layerProto, versionOfFile(file, PACKAGE));
+  integration.apply(reach, express, { version: versionOfFile(file, PACKAGE), file, config: byHand() });
 }
 
 // The router of an app: Express 4's app._router (its app.router, on the
@@ -82,7 +74,7 @@ function instrumentApp(app) {
   const layerProto = Object.getPrototypeOf(layer);
   // Express 4: the router's prototype is express.Router; 5: router's class.
   const version = versionOfValue(routerProto, PACKAGE) ?? versionOfValue(routerProto.constructor, PACKAGE);
-  return patchChecked(routerProto, layerProto, version);
+  return integration.supports(PACKAGE, version) && patchRouters({ routerProto, layerProto }, { integration, version, config: byHand() });
 }
 
 // (Under customlabels/register, the app's process and header labels join

@@ -25,7 +25,8 @@
 const { withLabels } = require('../../index');
 const { Patcher } = require('../kit/patcher');
 const { requestScopeOf, follow } = require('../kit/request-scope');
-const { RouteLabels, memoOn } = require('../kit/route-labels');
+const { RouteLabels } = require('../kit/route-labels');
+const { memoOn } = require('../kit/cache');
 
 const patcher = new Patcher('express');
 const routes = new RouteLabels();
@@ -200,17 +201,6 @@ function prototypesOf(express) {
   return { routerProto, layerProto: Object.getPrototypeOf(probe.stack[0]) };
 }
 
-// The private names the patches rely on, for internals checks.
-function internalsOf(routerProto, layerProto) {
-  const express4 = typeof routerProto.process_params === 'function';
-  return {
-    'Router#use': () => typeof routerProto.use === 'function',
-    [express4 ? 'Router#process_params(layer, called, req, res, done)' : 'Router#param']: () =>
-      express4 ? routerProto.process_params.length === 5 : typeof routerProto.param === 'function',
-    [express4 ? 'Layer#handle_request' : 'Layer#handleRequest']: () => typeof layerProto[express4 ? 'handle_request' : 'handleRequest'] === 'function',
-  };
-}
-
 function patchPrototypes(routerProto, layerProto) {
   patchRouter(routerProto);
   patchLayer(layerProto);
@@ -221,4 +211,4 @@ function unpatchRouter() {
   patcher.unwrapAll();
 }
 
-module.exports = { prototypesOf, internalsOf, patchPrototypes, unpatchRouter, stateOf, isActive, tracking };
+module.exports = { prototypesOf, patchPrototypes, unpatchRouter, stateOf, isActive, tracking };

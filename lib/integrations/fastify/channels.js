@@ -70,12 +70,21 @@ const guarded = (fn) => (message) => {
   }
 };
 
+const start = guarded(onStart);
+const end = guarded(onEnd);
 let subscribed = false;
 function followHandlers() {
   if (subscribed) return;
   subscribed = true;
-  dc.channel(`${CHANNEL}:start`).subscribe(guarded(onStart));
-  dc.channel(`${CHANNEL}:end`).subscribe(guarded(onEnd));
+  dc.channel(`${CHANNEL}:start`).subscribe(start);
+  dc.channel(`${CHANNEL}:end`).subscribe(end);
 }
 
-module.exports = { followHandlers };
+function unfollowHandlers() {
+  if (!subscribed) return;
+  subscribed = false;
+  dc.channel(`${CHANNEL}:start`).unsubscribe(start);
+  dc.channel(`${CHANNEL}:end`).unsubscribe(end);
+}
+
+module.exports = { followHandlers, unfollowHandlers };

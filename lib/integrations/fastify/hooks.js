@@ -28,12 +28,13 @@ function routeOf(request) {
 }
 
 // Adds the hook that labels `fastify`'s requests with `build`'s labels;
-// `byRegister`: register's hook, which leaves an instance with a
-// registration of the app's own to that one.
-function addLabelsHook(fastify, build, byRegister) {
-  const atop = byRegister ? routeOnly : build;
+// `registerOn`: null for the plugin's hook; register's, a function saying
+// whether register still labels (its hook leaves an instance with a
+// registration of the app's own to that one).
+function addLabelsHook(fastify, build, registerOn) {
+  const atop = registerOn !== null ? routeOnly : build;
   fastify.addHook('onRequest', function labelRequest(request, reply, next) {
-    if (byRegister && isHandWired(fastify)) return next();
+    if (registerOn !== null && (!registerOn() || isHandWired(fastify))) return next();
     const route = request.is404 ? undefined : routeOf(request);
     const scope = requestScopeOf(request.raw);
     if (scope !== undefined) {

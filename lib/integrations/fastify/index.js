@@ -15,7 +15,6 @@
 
 const { requestLabels } = require('../kit/request-labels');
 const { markHandWired, registeredOf } = require('../kit/takeover');
-const { inRange } = require('../kit/versions');
 const integration = require('./integration');
 const { addLabelsHook } = require('./hooks');
 
@@ -24,9 +23,9 @@ const PACKAGE = 'fastify';
 
 function customlabels(fastify, options, done) {
   const build = requestLabels(options, registeredOf(fastify));
-  if (inRange(integration, PACKAGE, typeof fastify.version === 'string' ? fastify.version : null)) {
+  if (integration.supports(PACKAGE, typeof fastify.version === 'string' ? fastify.version : null)) {
     markHandWired(fastify);
-    addLabelsHook(fastify, build, false);
+    addLabelsHook(fastify, build, null);
   }
   done();
 }

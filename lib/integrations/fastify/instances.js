@@ -13,7 +13,7 @@
 const { handOver } = require('../kit/takeover');
 const { requestLabels } = require('../kit/request-labels');
 const { addLabelsHook } = require('./hooks');
-const { followHandlers } = require('./channels');
+const { followHandlers, unfollowHandlers } = require('./channels');
 
 // Whether Fastify 5's handler channel publishes on this Node.js: Fastify
 // asks the TracingChannel's hasSubscribers, which Node.js has from 20.13
@@ -23,10 +23,25 @@ function handlerChannelPublishes() {
   return typeof dc.tracingChannel === 'function' && 'hasSubscribers' in dc.tracingChannel('customlabels.probe');
 }
 
-function labelInstance({ fastify }, { config }) {
+// Register's hooks label while this is the patch's generation (unpatch()
+// ends it: hooks stay on their instances, which end with them).
+let generation = 0;
+
+function patchInstance(message, { config }) {
+  const fastify = message !== null && typeof message === 'object' ? message.fastify : undefined;
+  if (fastify === null || typeof fastify !== 'object') return;
   handOver(fastify, config);
-  if (Number(String(fastify.version).split('.')[0]) >= 5 && handlerChannelPublishes()) followHandlers();
-  else addLabelsHook(fastify, requestLabels({}, config), true);
+  if (Number(String(fastify.version).split('.')[0]) >= 5 && handlerChannelPublishes()) {
+    followHandlers();
+    return;
+  }
+  const mine = generation;
+  addLabelsHook(fastify, requestLabels({}, config), () => mine === generation);
 }
 
-module.exports = { labelInstance };
+function unpatchInstances() {
+  generation += 1;
+  unfollowHandlers();
+}
+
+module.exports = { patchInstance, unpatchInstances };

@@ -5,16 +5,19 @@
 // Fastify publishes for this ('fastify.initialization', Fastify 4.0+), is
 // handed register's configuration and labelled through Fastify 5's handler
 // channel, or, on Fastify 4, the plugin's hook (fastify/instances.js); a
-// registration of the plugin by the app then takes over, merging it.
+// registration of the plugin by the app then takes over, merging it. Public
+// hooks and channels alone: no private name.
 
 const { defineIntegration } = require('../kit/integration');
 
 const PACKAGE = 'fastify';
+const instances = () => require('./instances');
 
 const integration = defineIntegration({
   name: 'fastify',
   title: 'Fastify',
   subpath: './fastify',
+  labels: ['method', 'route'],
   packages: { [PACKAGE]: '4.x || 5.x' },
   internals: [],
   reach: [
@@ -23,11 +26,10 @@ const integration = defineIntegration({
       package: PACKAGE,
       channel: 'fastify.initialization',
       versionOf: (message) => (message !== null && typeof message === 'object' && message.fastify !== null && typeof message.fastify === 'object' && typeof message.fastify.version === 'string' ? message.fastify.version : null),
-      patch: (message, context) => require('./instances').labelInstance(message, context),
+      patch: (message, context) => instances().patchInstance(message, context),
+      unpatch: () => instances().unpatchInstances(),
     },
   ],
-  // Hooks live on the instances register saw, which end with them.
-  unpatch() {},
 });
 
 module.exports = integration;

@@ -11,8 +11,8 @@
 
 const errors = require('../../core/errors');
 const { Patcher } = require('../kit/patcher');
-const { inRange, hasInternals, versionOfExports, versionOfValue, wasUnsupported } = require('../kit/versions');
-const supported = require('./packages');
+const { byHand } = require('../kit/integration');
+const { versionOfExports, versionOfValue, wasUnsupported } = require('../kit/versions');
 const { UNKNOWN_OP, operationOfParams, batchOperation, rememberPersisted, persistedHash } = require('./outline');
 const { createLabeller, headersOf, warn } = require('./labeller');
 
@@ -59,18 +59,25 @@ function operationOfHttp(request) {
   return operationOfParams(body.query, body.operationName, body.extensions);
 }
 
+// The prototype of `ApolloServer` (a class or a server) that defines
+// `method` (a subclass shares its base's), or null.
+function definingProto(start, method) {
+  let proto = start;
+  while (proto !== null && !Object.prototype.hasOwnProperty.call(proto, method)) proto = Object.getPrototypeOf(proto);
+  return proto;
+}
+
 // The customlabels plugin of a server, or null. Looked up per request until
 // the server has started (plugins can be added until then), then kept.
 // (A server without the internals this reads, server.internals.plugins, runs
-// unlabelled, with one warning.)
-function scopeOf(server) {
+// unlabelled, with one warning: `integration`'s guard.)
+function scopeOf(server, integration) {
   const kept = server[kServerScope];
   if (kept !== undefined) return kept;
   const internals = server.internals;
   if (typeof internals !== 'object' || internals === null || !Array.isArray(internals.plugins)) {
-    let base = Object.getPrototypeOf(server);
-    while (base !== null && !Object.prototype.hasOwnProperty.call(base, 'executeHTTPGraphQLRequest')) base = Object.getPrototypeOf(base);
-    hasInternals(supported, PACKAGE, base === null ? null : versionOfValue(base.constructor, PACKAGE), { 'server.internals.plugins': () => false });
+    const base = definingProto(Object.getPrototypeOf(server), 'executeOperation');
+    integration.guard('apollo server', server, { version: base === null ? null : versionOfValue(base.constructor, PACKAGE) });
     return null;
   }
   let found = registered;
@@ -86,7 +93,9 @@ function scopeOf(server) {
 }
 
 function apolloClassOf(apollo) {
-  if (typeof apollo === 'function' && apollo.prototype && typeof apollo.prototype.executeHTTPGraphQLRequest === 'function') return apollo;
+  // (Its methods are the guard's to check: a class without them is one
+  // warning, not silence.)
+  if (typeof apollo === 'function' && apollo.prototype !== null && typeof apollo.prototype === 'object') return apollo;
   if (typeof apollo === 'object' && apollo !== null) {
     if (typeof apollo.ApolloServer === 'function') return apolloClassOf(apollo.ApolloServer);
     if (typeof apollo.default === 'object' && apollo.default !== null) return apolloClassOf(apollo.default);
@@ -94,46 +103,52 @@ function apolloClassOf(apollo) {
   return null;
 }
 
-// Wraps an @apollo/server module's (or its ApolloServer class's)
-// executeHTTPGraphQLRequest and executeOperation; idempotent, and shared by
-// every copy of this module. `version`: the one found (undefined: looked up
-// from the module; null: unknown). Returns whether the class is patched
-// (false: a version this does not support, with one warning).
-function instrument(apollo, version) {
+// Wraps the executeHTTPGraphQLRequest and executeOperation of an
+// @apollo/server module's ApolloServer class (or of the class itself), once
+// and for every copy of this module; under register, servers without an
+// apolloPlugin() of their own run through register's scope. Whether the
+// class is patched.
+function patchApollo(apollo, context) {
+  const { integration } = context;
   const ApolloServer = apolloClassOf(apollo);
-  if (ApolloServer === null) {
-    throw errors.invalidOption('', "the @apollo/server module (require('@apollo/server')) or its ApolloServer class", apollo);
-  }
-  const found = version === undefined ? versionOfExports(apollo, PACKAGE) : version;
-  if (!inRange(supported, PACKAGE, found)) return false;
-  // The prototype that defines the methods (a subclass shares its base's).
-  let proto = ApolloServer.prototype;
-  while (proto !== null && !Object.prototype.hasOwnProperty.call(proto, 'executeHTTPGraphQLRequest')) proto = Object.getPrototypeOf(proto);
-  const ok = hasInternals(supported, PACKAGE, found, {
-    'ApolloServer#executeHTTPGraphQLRequest': () => proto !== null,
-    'ApolloServer#executeOperation': () => typeof proto.executeOperation === 'function',
-  });
-  if (!ok) return false;
-  patcher.wrap(proto, 'executeHTTPGraphQLRequest', (executeHTTP) =>
+  if (ApolloServer === null || !integration.guard('apollo', ApolloServer, context)) return false;
+  patcher.wrap(definingProto(ApolloServer.prototype, 'executeHTTPGraphQLRequest'), 'executeHTTPGraphQLRequest', (executeHTTP) =>
     function executeHTTPGraphQLRequest(args) {
-      const scope = scopeOf(this);
+      const scope = scopeOf(this, integration);
       if (scope === null) return executeHTTP.call(this, args);
       return scope.http(this, args, () => executeHTTP.call(this, args));
     },
   );
-  patcher.wrap(proto, 'executeOperation', (executeOperation) =>
+  patcher.wrap(definingProto(ApolloServer.prototype, 'executeOperation'), 'executeOperation', (executeOperation) =>
     function executeOperation_(...args) {
-      const scope = scopeOf(this);
+      const scope = scopeOf(this, integration);
       if (scope === null) return executeOperation.apply(this, args);
       return scope.operation(this, args[0], () => executeOperation.apply(this, args));
     },
   );
+  if (context.config.byHand !== true && registered === null) registered = registeredScope(integration);
   return true;
+}
+
+// The app's own call: an @apollo/server module (CommonJS exports or ESM
+// namespace) or its ApolloServer class, patched through `integration`
+// (customlabels/graphql's descriptor); idempotent. Returns whether the
+// class is patched (false: a version this does not support, with one
+// warning).
+// Whether `Class` looks like ApolloServer: one of the methods patched on
+// its prototype chain (the guard checks that both are).
+const looksLikeApollo = (Class) => Class !== null && ['executeHTTPGraphQLRequest', 'executeOperation'].some((m) => definingProto(Class.prototype, m) !== null);
+
+function instrument(integration, apollo) {
+  if (!looksLikeApollo(apolloClassOf(apollo))) {
+    throw errors.invalidOption('', "the @apollo/server module (require('@apollo/server')) or its ApolloServer class", apollo);
+  }
+  return integration.apply(integration.reach[0], apollo, { version: versionOfExports(apollo, PACKAGE), config: byHand() }) === true;
 }
 
 // Instruments the CommonJS @apollo/server that resolves from here, if it
 // is loaded already (this module never loads a framework itself).
-function instrumentLoaded() {
+function instrumentLoaded(integration) {
   let file;
   try {
     file = require.resolve('@apollo/server');
@@ -142,7 +157,7 @@ function instrumentLoaded() {
   }
   const loaded = require.cache[file];
   if (loaded === undefined || apolloClassOf(loaded.exports) === null) return false;
-  instrument(loaded.exports);
+  instrument(integration, loaded.exports);
   return true;
 }
 
@@ -192,8 +207,8 @@ const listener = Object.freeze({
 const persistedListener = (request) => (request && persistedHash(request.extensions) !== undefined ? listener : undefined);
 
 // customlabels/register: servers without an apolloPlugin() of their own
-// run through this scope (labelAllServers), not unlabelled, and are given
-// the persisted-query listener at their first request.
+// run through this scope (patchApollo), not unlabelled, and are given the
+// persisted-query listener at their first request.
 let registered = null;
 const kListening = Symbol('customlabels.graphql.listening');
 const registeredPlugin = Object.freeze({
@@ -202,10 +217,8 @@ const registeredPlugin = Object.freeze({
   },
 });
 
-function labelAllServers(apollo, version) {
-  if (apollo === null || (typeof apollo !== 'object' && typeof apollo !== 'function') || typeof apollo.ApolloServer !== 'function') return;
-  if (!instrument(apollo, version) || registered !== null) return;
-  const scope = scopeFor(createLabeller({}), () => {});
+function registeredScope(integration) {
+  const scope = scopeFor(createLabeller({}, integration), () => {});
   const listen = (server) => {
     const plugins = server.internals && server.internals.plugins;
     if (server[kListening] !== true && Array.isArray(plugins) && Object.isExtensible(server)) {
@@ -213,7 +226,7 @@ function labelAllServers(apollo, version) {
       plugins.push(registeredPlugin);
     }
   };
-  registered = {
+  return {
     http(server, args, fn) {
       listen(server);
       return scope.http(server, args, fn);
@@ -225,21 +238,22 @@ function labelAllServers(apollo, version) {
   };
 }
 
-function apolloPlugin(options) {
-  const labeller = createLabeller(options);
+// (`integration`: customlabels/graphql's descriptor.)
+function apolloPlugin(options, integration) {
+  const labeller = createLabeller(options, integration);
   let reached = false;
   const scope = scopeFor(labeller, () => {
     reached = true;
   });
-  instrumentLoaded();
+  instrumentLoaded(integration);
   const plugin = {
     // Before the first request. No CommonJS @apollo/server loaded: the app
     // uses the ESM build (a dual package: a class the CommonJS side never
     // sees), which it has loaded already, so importing it costs nothing.
     async serverWillStart() {
-      if (instrumentLoaded()) return;
+      if (instrumentLoaded(integration)) return;
       try {
-        instrument(await import('@apollo/server'));
+        instrument(integration, await import('@apollo/server'));
       } catch {
         // Not resolvable from here: the warning at the first request says
         // what to do.
@@ -267,4 +281,4 @@ function unpatchApollo() {
   registered = null;
 }
 
-module.exports = { apolloPlugin, instrument, labelAllServers, unpatchApollo };
+module.exports = { apolloPlugin, instrument, patchApollo, unpatchApollo, definingProto };

@@ -10,7 +10,6 @@ const { warnUnsupported, versionOfValue } = require('../kit/versions');
 const { Patcher } = require('../kit/patcher');
 const { operationFor, operationOfParams, safely } = require('./outline');
 const { createLabeller, headersOf } = require('./labeller');
-const supported = require('./packages');
 
 function isAsyncIterable(value) {
   return typeof value === 'object' && value !== null && typeof value[Symbol.asyncIterator] === 'function';
@@ -52,8 +51,9 @@ function runners(labeller) {
 // a Yoga that has none).
 const kYoga = Symbol.for('customlabels.graphql.yogaPlugin');
 
-function yogaPlugin(options) {
-  const labeller = createLabeller(options);
+// (`integration`: customlabels/graphql's descriptor, here and below.)
+function yogaPlugin(options, integration) {
+  const labeller = createLabeller(options, integration);
   if (!labeller.active) return { [kYoga]: true };
   const { run, withEvents } = runners(labeller);
   let version = null; // the Yoga's, found when it starts
@@ -65,7 +65,7 @@ function yogaPlugin(options) {
     onParams({ setParamsHandler, paramsHandler }) {
       if (typeof setParamsHandler !== 'function' || typeof paramsHandler !== 'function') {
         // Yoga before 5.11 (or after it dropped it): unlabelled, one warning.
-        warnUnsupported(supported.name, 'graphql-yoga', version, supported.packages['graphql-yoga'], 'the onParams hook has no setParamsHandler (Yoga 5.11+); envelopPlugin() labels parse, validate and execute there');
+        warnUnsupported(integration.name, 'graphql-yoga', version, integration.packages['graphql-yoga'], 'the onParams hook has no setParamsHandler (Yoga 5.11+); envelopPlugin() labels parse, validate and execute there');
         return;
       }
       setParamsHandler(function labelledParamsHandler(payload) {
@@ -79,8 +79,8 @@ function yogaPlugin(options) {
   };
 }
 
-function envelopPlugin(options) {
-  const labeller = createLabeller(options);
+function envelopPlugin(options, integration) {
+  const labeller = createLabeller(options, integration);
   if (!labeller.active) return {};
   const { run, withEvents } = runners(labeller);
   const requestOf = (context) => (typeof context === 'object' && context !== null ? context.request : undefined);
@@ -116,9 +116,9 @@ function envelopPlugin(options) {
 
 // customlabels/register: createYoga wrapped so that every Yoga gets a
 // yogaPlugin(options) first, unless its plugins have one of their own.
-function labelYogas(createYoga, options) {
+function labelYogas(createYoga, options, integration) {
   if (typeof createYoga !== 'function' || createYoga[kYoga] === true) return createYoga;
-  const plugin = yogaPlugin(options);
+  const plugin = yogaPlugin(options, integration);
   const wrapped = function createYoga_(yogaOptions, ...rest) {
     const own = yogaOptions !== null && typeof yogaOptions === 'object' ? yogaOptions.plugins : undefined;
     if (Array.isArray(own) && own.some((p) => p !== null && typeof p === 'object' && p[kYoga] === true)) return createYoga(yogaOptions, ...rest);
@@ -129,12 +129,21 @@ function labelYogas(createYoga, options) {
   return wrapped;
 }
 
-// customlabels/register, Yoga's CommonJS build: cjs/server.js's createYoga.
+// customlabels/register, Yoga's CommonJS build: cjs/server.js's createYoga
+// (`server`, its exports), wrapped.
 const patcher = new Patcher('graphql-yoga');
-function labelYogaExports(server) {
-  if (server !== null && typeof server === 'object') patcher.wrap(server, 'createYoga', (createYoga) => labelYogas(createYoga, {}));
+function patchYogaExports(server, context) {
+  if (server === null || typeof server !== 'object' || !context.integration.guard('yoga', server, context)) return;
+  patcher.wrap(server, 'createYoga', (createYoga) => labelYogas(createYoga, {}, context.integration));
+}
+
+// Its ES module build: the createYoga function esm/server.js declares,
+// which takes the wrapper this returns.
+function patchYogaBinding(createYoga, context) {
+  if (!context.integration.guard('yoga', createYoga, context)) return createYoga;
+  return labelYogas(createYoga, {}, context.integration);
 }
 
 const unpatchYogas = () => patcher.unwrapAll();
 
-module.exports = { yogaPlugin, envelopPlugin, labelYogas, labelYogaExports, unpatchYogas };
+module.exports = { yogaPlugin, envelopPlugin, patchYogaExports, patchYogaBinding, unpatchYogas };

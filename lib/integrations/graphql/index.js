@@ -98,17 +98,18 @@
 // graphql/labeller.js (options and the scope), graphql/apollo.js,
 // graphql/envelop.js (Yoga and envelop).
 
-const { apolloPlugin, instrument } = require('./apollo');
-const { yogaPlugin, envelopPlugin } = require('./envelop');
+const integration = require('./integration');
+const apollo = require('./apollo');
+const envelop = require('./envelop');
 const { operationOf } = require('./outline');
 const { OPERATION, TYPE } = require('./labeller');
 
 module.exports = {
-  apolloPlugin,
-  yogaPlugin,
-  envelopPlugin,
-  instrument,
-  operationOf,
+  apolloPlugin: (options) => apollo.apolloPlugin(options, integration),
+  yogaPlugin: (options) => envelop.yogaPlugin(options, integration),
+  envelopPlugin: (options) => envelop.envelopPlugin(options, integration),
+  instrument: (server) => apollo.instrument(integration, server),
+  operationOf: (query, operationName) => operationOf(integration, query, operationName),
   OPERATION_KEY: OPERATION,
   TYPE_KEY: TYPE,
 };

@@ -9,6 +9,7 @@ const { withLabelsOr } = require('../kit/request-labels');
 const errors = require('../../core/errors');
 const { warnOnce } = require('../../core/warnings');
 const { MAX_OPERATIONS, canRead } = require('./outline');
+const { BoundedCache } = require('../kit/cache');
 
 const OPERATION = 'graphql.operation';
 const TYPE = 'graphql.type';
@@ -25,10 +26,12 @@ function mergeInto(out, more) {
   return out;
 }
 
-// Validates the options once and returns the plugin's labeller:
+// Validates the options once and returns the plugin's labeller
+// (`integration`: customlabels/graphql's descriptor, which says whether the
+// graphql-js found is supported):
 //   run(op, request, headers, fn)  fn() under op's labels (and the user's)
 //   active                         false when there is nothing to publish
-function createLabeller(options) {
+function createLabeller(options, integration) {
   if (options === undefined) options = {};
   if (typeof options !== 'object' || options === null) throw errors.invalidOption('', 'an object', options);
   const { labels: extra, operation = true, type = true } = options;
@@ -36,18 +39,14 @@ function createLabeller(options) {
   if (typeof operation !== 'boolean') throw errors.invalidOption('operation', 'a boolean', operation);
   if (typeof type !== 'boolean') throw errors.invalidOption('type', 'a boolean', type);
 
-  const frozen = new Map(); // op -> frozen labels
+  const frozen = new BoundedCache(MAX_OPERATIONS); // op -> frozen labels
   function labelsOf(op) {
-    let out = frozen.get(op);
-    if (out === undefined) {
-      out = {};
+    return frozen.get(op, () => {
+      const out = {};
       if (operation) out[OPERATION] = op.operation;
       if (type) out[TYPE] = op.type;
-      Object.freeze(out);
-      if (frozen.size >= MAX_OPERATIONS) frozen.clear();
-      frozen.set(op, out);
-    }
-    return out;
+      return Object.freeze(out);
+    });
   }
 
   // fn() under `labels`; if they cannot be published, under `fallback`,
@@ -60,7 +59,7 @@ function createLabeller(options) {
   }
 
   let run;
-  if (!canRead()) {
+  if (!canRead(integration)) {
     // graphql-js is missing or unsupported: operations are left alone.
     run = (op, request, headers, fn) => fn();
   } else if (extra === undefined) {

@@ -25,8 +25,8 @@ const { createRequire } = require('node:module');
 const { warnOnce } = require('../../core/warnings');
 const errors = require('../../core/errors');
 const { PARCA } = require('../kit/limits');
-const { versionOfFile, satisfies, warnUnsupported } = require('../kit/versions');
-const supported = require('./packages');
+const { versionOfFile } = require('../kit/versions');
+const { BoundedCache } = require('../kit/cache');
 
 const ANONYMOUS = '(anonymous)';
 const UNKNOWN = '(unknown)';
@@ -45,31 +45,25 @@ const MAX_CACHED_TEXT = 16384;
 
 // An operation as labels name it: { operation, type } (frozen, interned, so
 // plugins can key their label objects by it).
-const operations = new Map();
-function operationOfKind(name, type) {
-  const key = `${type} ${name}`;
-  let op = operations.get(key);
-  if (op === undefined) {
-    op = Object.freeze({ operation: name, type });
-    // Names come from clients: start over when full (the edge operations
-    // below are constants and need no entry).
-    if (operations.size >= MAX_OPERATIONS) operations.clear();
-    operations.set(key, op);
-  }
-  return op;
-}
+// (Names come from clients: the cache is bounded; the edge operations below
+// are constants and need no entry.)
+const operations = new BoundedCache(MAX_OPERATIONS);
+const operationOfKind = (name, type) => operations.get(`${type} ${name}`, () => Object.freeze({ operation: name, type }));
 const UNKNOWN_OP = Object.freeze({ operation: UNKNOWN, type: UNKNOWN });
 const PERSISTED_OP = Object.freeze({ operation: PERSISTED, type: UNKNOWN });
 
 const labelName = (name) => (name === null ? ANONYMOUS : name.length > MAX_VALUE_BYTES ? name.slice(0, MAX_VALUE_BYTES) : name);
 
 // graphql-js, as the app has it: resolved from here, else from the app's
-// directory (a layout where this package cannot see the app's packages). null, with
-// one warning, where there is none, or its version is outside the range
-// the integration supports: operations then run with no GraphQL labels of
-// their own (graphql/labeller.js), as an integration left alone does.
+// directory (a layout where this package cannot see the app's packages),
+// with its version ({ version, Lexer: null } where that version has no
+// Lexer class to read with: graphql 14); null, with one warning, where there
+// is none. canRead() says whether operations can be read with it: where they
+// cannot (none, or a version outside the range the integration supports,
+// one warning), operations run with no GraphQL labels of their own
+// (graphql/labeller.js), as an integration left alone does.
 let graphqlJs;
-function lexerOf() {
+function findGraphqlJs() {
   if (graphqlJs !== undefined) return graphqlJs;
   graphqlJs = null;
   const from = [require, createRequire(path.join(process.cwd(), 'index.js'))];
@@ -81,16 +75,11 @@ function lexerOf() {
       continue;
     }
     const version = versionOfFile(file, 'graphql');
-    if (version !== null && !satisfies(version, supported.packages.graphql)) {
-      warnUnsupported(supported.name, 'graphql', version, supported.packages.graphql, 'outside the supported range; GraphQL operations run with no GraphQL labels');
-      return graphqlJs;
-    }
     try {
       const { Lexer, Source, TokenKind } = req('graphql');
-      if (typeof Lexer === 'function' && typeof Source === 'function' && typeof TokenKind === 'object') {
-        graphqlJs = { Lexer, Source, TokenKind };
-        return graphqlJs;
-      }
+      const readable = typeof Lexer === 'function' && typeof Source === 'function' && typeof TokenKind === 'object';
+      graphqlJs = readable ? { Lexer, Source, TokenKind, version } : { Lexer: null, version };
+      return graphqlJs;
     } catch {
       // next
     }
@@ -98,9 +87,23 @@ function lexerOf() {
   warnOnce('graphql-lexer', "customlabels: graphql-js (the 'graphql' package) was not found: GraphQL operations run with no GraphQL labels", 'CUSTOMLABELS_GRAPHQL_LABELS');
   return graphqlJs;
 }
+// graphql-js, where it can read operations; else null. (Its version is
+// canRead()'s to check.)
+const lexerOf = () => {
+  const js = findGraphqlJs();
+  return js !== null && js.Lexer !== null ? js : null;
+};
 
-// Whether operations can be read here (graphql-js found, in range).
-const canRead = () => lexerOf() !== null;
+// Whether operations can be read here: graphql-js found, at a version
+// `integration` (customlabels/graphql's descriptor) supports (one warning
+// if not), with its Lexer.
+function canRead(integration) {
+  const js = findGraphqlJs();
+  if (js === null || !integration.supports('graphql', js.version)) return false;
+  if (js.Lexer !== null) return true;
+  warnOnce('graphql-lexer', `customlabels: graphql-js ${js.version ?? ''} has no Lexer to read operations with: GraphQL operations run with no GraphQL labels`, 'CUSTOMLABELS_GRAPHQL_LABELS');
+  return false;
+}
 
 // States between top-level tokens.
 const TOP = 0; // between definitions
@@ -201,18 +204,12 @@ class Outline {
   }
 }
 
-const outlines = new Map(); // query text -> Outline
+const outlines = new BoundedCache(MAX_DOCUMENTS); // query text -> Outline
 function outlineOf(text) {
-  let outline = outlines.get(text);
-  if (outline === undefined) {
-    outline = new Outline(scanOperations(text));
-    // Big documents are read each time rather than kept: clients choose
-    // the texts (a server may accept megabytes).
-    if (text.length > MAX_CACHED_TEXT) return outline;
-    if (outlines.size >= MAX_DOCUMENTS) outlines.clear();
-    outlines.set(text, outline);
-  }
-  return outline;
+  // Big documents are read each time rather than kept: clients choose the
+  // texts (a server may accept megabytes).
+  if (text.length > MAX_CACHED_TEXT) return new Outline(scanOperations(text));
+  return outlines.get(text, () => new Outline(scanOperations(text)));
 }
 
 const documentOutlines = new WeakMap(); // DocumentNode -> Outline
@@ -248,11 +245,14 @@ function operationFor(query, operationName) {
 }
 
 // Public: { name, type } of the operation a document and operationName
-// select, as the labels name it, or null when none is selected.
-function operationOf(query, operationName) {
+// select, as the labels name it, or null when none is selected, or where
+// `integration` (customlabels/graphql's descriptor) cannot read operations
+// with the graphql-js found (canRead(): one warning).
+function operationOf(integration, query, operationName) {
   if (typeof query !== 'string' && (typeof query !== 'object' || query === null)) {
     throw errors.invalidOption('', 'a GraphQL document (a string or a DocumentNode)', query);
   }
+  if (typeof query === 'string' && !canRead(integration)) return null;
   const op = operationFor(query, operationName);
   if (op === UNKNOWN_OP) return null;
   return { name: op.operation, type: op.type };
@@ -261,10 +261,9 @@ function operationOf(query, operationName) {
 // --- persisted queries ---------------------------------------------------
 
 // sha256 hash -> Outline of the text Apollo verified or found for it.
-const persisted = new Map();
+const persisted = new BoundedCache(MAX_DOCUMENTS);
 function rememberPersisted(hash, text) {
-  if (typeof hash !== 'string' || typeof text !== 'string' || persisted.has(hash)) return;
-  if (persisted.size >= MAX_DOCUMENTS) persisted.clear();
+  if (typeof hash !== 'string' || typeof text !== 'string' || persisted.peek(hash) !== undefined) return;
   persisted.set(hash, outlineOf(text));
 }
 
@@ -282,7 +281,7 @@ function operationOfParams(query, operationName, extensions, documents = false) 
     // A hash alone (Apollo looks it up only when there is no query).
     const hash = persistedHash(extensions);
     if (hash === undefined) return UNKNOWN_OP;
-    const outline = persisted.get(hash);
+    const outline = persisted.peek(hash);
     return outline === undefined ? PERSISTED_OP : outline.select(operationName);
   }
   return documents ? operationFor(query, operationName) : UNKNOWN_OP;

@@ -8,18 +8,13 @@
 // one warning).
 
 const { currentLabels } = require('../../index');
-const { warnOnce } = require('../../core/warnings');
-const { addLimited, mergeCarried, parseCarried, TRACE_IDS } = require('../kit/carried');
+const { addLimited, mergeCarried, parseCarried, carrier } = require('../kit/carried');
 const { PARCA } = require('../kit/limits');
 
 const SERVICE = 'rpc.service';
 const METHOD = 'rpc.method';
 const METADATA_KEY = 'customlabels-bin';
-const RESERVED = new Set([SERVICE, METHOD]);
-const NOT_FORWARDED = new Set([SERVICE, METHOD, ...TRACE_IDS]);
-
-const warn = (reason) =>
-  warnOnce('rpc-labels', `customlabels: RPC labels not published as given (${reason}); calls run with the labels that are valid`, 'CUSTOMLABELS_RPC_LABELS');
+const { reserved: RESERVED, notCarried: NOT_FORWARDED, warn } = carrier([SERVICE, METHOD], { what: 'RPC', runs: 'calls', code: 'CUSTOMLABELS_RPC_LABELS' });
 
 // The current labels as the client sends them, or null if none.
 function forwardedPayload() {

@@ -19,8 +19,10 @@
 // it runs with what is valid, and one warning (CUSTOMLABELS_RPC_LABELS).
 
 const errors = require('../../core/errors');
+const { byHand } = require('../kit/integration');
+const { versionOfExports } = require('../kit/versions');
 const integration = require('./integration');
-const { patchGrpc } = require('./patch');
+const { isGrpc, checkOptions } = require('./patch');
 const { forwardedPayload, withPayload, METADATA_KEY } = require('./forwarding');
 
 // Patches a @grpc/grpc-js module's servers and clients, once per copy. The
@@ -29,7 +31,9 @@ const { forwardedPayload, withPayload, METADATA_KEY } = require('./forwarding');
 // whether these options apply (false: patched already by the app, or a
 // grpc-js this version does not support, with one warning).
 function instrument(grpc, options) {
-  return patchGrpc(integration, grpc, options, false, undefined);
+  if (!isGrpc(grpc)) throw errors.invalidOption('', "the @grpc/grpc-js module (require('@grpc/grpc-js'))", grpc);
+  checkOptions(options);
+  return integration.apply(integration.reach[0], grpc, { version: versionOfExports(grpc, '@grpc/grpc-js'), config: byHand(options) }) === true;
 }
 
 // A client interceptor that forwards the current labels (for the clients

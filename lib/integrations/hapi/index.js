@@ -20,9 +20,10 @@
 const pkg = require('../../../package.json');
 const { requestLabels } = require('../kit/request-labels');
 const { registeredOf } = require('../kit/takeover');
-const { hasInternals, inRange, versionOfExports } = require('../kit/versions');
+const { byHand } = require('../kit/integration');
+const { versionOfExports } = require('../kit/versions');
 const integration = require('./integration');
-const { patchRequests, requestInternals } = require('./request');
+const { patchRequests } = require('./request');
 
 const PACKAGE = '@hapi/hapi';
 
@@ -37,8 +38,8 @@ function register(server, options = {}) {
   // register handed the server its configuration.)
   const build = requestLabels(options, registeredOf(server));
   const version = versionOf(server);
-  if (!inRange(integration, PACKAGE, version)) return;
-  if (!hasInternals(integration, PACKAGE, version, requestInternals(server))) return;
+  if (!integration.supports(PACKAGE, version)) return;
+  if (!integration.guard('server', server, { version, config: byHand(options) })) return;
   if (!patchRequests(server, build, options.route !== false)) {
     server.log(['customlabels', 'warning'], "customlabels/hapi is registered twice on one server; the first registration's options apply");
   }

@@ -10,24 +10,50 @@
 const { defineIntegration } = require('../kit/integration');
 
 const PACKAGE = '@hapi/hapi';
+const servers = () => require('./servers');
+const lib = (file) => `@hapi/hapi/lib/${file}`;
+// A method of a server's Request class, checked on the server.
+const requestMethod = (name, why, edits) => ({
+  package: PACKAGE,
+  of: 'server',
+  name: `Request#${name}`,
+  why,
+  check: (server) => typeof server._core.Request.prototype[name] === 'function',
+  double: { edits },
+});
 
 const integration = defineIntegration({
   name: 'hapi',
   title: 'hapi',
   subpath: './hapi',
+  labels: ['method', 'route'],
   packages: { [PACKAGE]: '>=21.0.0 <22' },
   internals: [
-    { package: PACKAGE, name: 'server._core.Request', why: "the per-server Request class: patching it labels one server's requests and no other's" },
-    { package: PACKAGE, name: 'Request#_execute, #_lifecycle, #_reply', why: "a request's whole life and what follows its route lookup; hapi's extension points (onRequest, onPreHandler...) are callbacks that wrap nothing after them" },
-  ],
-  reach: [
     {
-      kind: 'module',
       package: PACKAGE,
-      patch: (Hapi, context) => require('./servers').labelServers(integration, Hapi, context),
+      of: 'server',
+      name: 'server._core.Request',
+      why: "the per-server Request class: patching it labels one server's requests and no other's",
+      check: (server) => typeof server._core.Request === 'function',
+      double: {
+        edits: [
+          [lib('core.js'), '    Request = class extends Request { };', '    RequestMoved = class extends Request { };'],
+          [lib('request.js'), 'new server._core.Request(', 'new server._core.RequestMoved('],
+          [lib('server.js'), 'this._core.Request.', 'this._core.RequestMoved.'],
+        ],
+      },
     },
+    requestMethod('_execute', "a request's whole life; hapi's extension points (onRequest, onPreHandler...) are callbacks that wrap nothing after them", [
+      [lib('core.js'), 'request._execute()', 'request._executeMoved()'],
+      [lib('request.js'), 'async _execute() {', 'async _executeMoved() {'],
+    ]),
+    requestMethod('_lifecycle', 'what follows the route lookup: the route is known from there on', [[lib('request.js'), '_lifecycle', '_lifecycleMoved']]),
+    requestMethod('_reply', 'the response after the lifecycle, in the route scope too', [
+      [lib('core.js'), '_reply(', '_replyMoved('],
+      [lib('request.js'), '_reply(', '_replyMoved('],
+    ]),
   ],
-  unpatch: () => require('./servers').unpatchServers(),
+  reach: [{ kind: 'module', package: PACKAGE, patch: (Hapi, context) => servers().patchHapi(Hapi, context), unpatch: () => servers().unpatchHapi() }],
 });
 
 module.exports = integration;

@@ -11,6 +11,7 @@ const { withLabels } = require('../../index');
 const { runLabelled, amendWith, amendUnmatched } = require('../kit/request-labels');
 const { requestScopeOf, follow, UNMATCHED_ROUTE } = require('../kit/request-scope');
 const { Patcher } = require('../kit/patcher');
+const { BoundedCache } = require('../kit/cache');
 
 const patcher = new Patcher('hapi');
 const kRouteLabels = Symbol('customlabels.hapi.routeLabels');
@@ -29,16 +30,8 @@ function routeLabels(route) {
 }
 
 // hapi lower-cases methods; labels show them as HTTP spells them (GET).
-const upper = new Map();
-function methodOf(request) {
-  const method = request.method;
-  let out = upper.get(method);
-  if (out === undefined) {
-    out = String(method).toUpperCase();
-    if (upper.size < 64) upper.set(method, out);
-  }
-  return out;
-}
+const upper = new BoundedCache(64);
+const methodOf = (request) => upper.get(request.method, (method) => String(method).toUpperCase());
 
 // The request's events (its payload, read by hapi in the route's
 // lifecycle: kit/request-scope.js) follow the route scope.
@@ -46,14 +39,6 @@ function followRoute(request) {
   const scope = request.raw === undefined ? undefined : requestScopeOf(request.raw.req);
   if (scope !== undefined) follow(scope);
 }
-
-// The private names a server's requests are labelled through.
-const requestInternals = (server) => ({
-  'server._core.Request': () => typeof server._core.Request === 'function',
-  'Request#_execute': () => typeof server._core.Request.prototype._execute === 'function',
-  'Request#_lifecycle': () => typeof server._core.Request.prototype._lifecycle === 'function',
-  'Request#_reply': () => typeof server._core.Request.prototype._reply === 'function',
-});
 
 // Patches `server`'s Request class with `build` (kit/request-labels.js);
 // false if it was patched already. A request the HTTP integration opened a
@@ -102,4 +87,4 @@ function patchRequests(server, build, withRoute, byRegister = false) {
 const isPatched = (server) => Patcher.isWrapped(server._core.Request.prototype, '_execute');
 const unpatchRequests = () => patcher.unwrapAll();
 
-module.exports = { patchRequests, requestInternals, isPatched, unpatchRequests };
+module.exports = { patchRequests, isPatched, unpatchRequests };

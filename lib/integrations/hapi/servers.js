@@ -11,14 +11,12 @@
 
 const { Patcher } = require('../kit/patcher');
 const { handOver } = require('../kit/takeover');
-const { hasInternals } = require('../kit/versions');
 const { requestLabels } = require('../kit/request-labels');
-const { patchRequests, requestInternals, isPatched, unpatchRequests } = require('./request');
+const { patchRequests, isPatched, unpatchRequests } = require('./request');
 
-const PACKAGE = '@hapi/hapi';
 const patcher = new Patcher('hapi-servers');
-// A server register reached: { integration, build, version }, kept on the
-// server (a symbol: nothing of the server's own changes).
+// A server register reached: { context, build } (the patch's context),
+// kept on the server (a symbol: nothing of the server's own changes).
 const kRegistered = Symbol('customlabels.hapi.registered');
 
 // Patches the server's Request class, unless the app's own plugin did.
@@ -26,7 +24,7 @@ function labelRequests(server) {
   const reached = server[kRegistered];
   if (reached === undefined) return;
   if (server._core !== undefined && typeof server._core.Request === 'function' && isPatched(server)) return;
-  if (hasInternals(reached.integration, PACKAGE, reached.version, requestInternals(server))) patchRequests(server, reached.build, true, true);
+  if (reached.context.integration.guard('server', server, reached.context)) patchRequests(server, reached.build, true, true);
 }
 
 // What starts serving requests (initialize(), start(), inject()), on the
@@ -43,29 +41,29 @@ function patchServerClass(proto) {
   }
 }
 
-function instrumentServer(integration, server, registered, version) {
+function instrumentServer(server, context) {
   if (server === null || typeof server !== 'object' || server[kRegistered] !== undefined) return server;
-  Object.defineProperty(server, kRegistered, { value: { integration, build: requestLabels({}, registered), version } });
-  handOver(server, registered);
+  Object.defineProperty(server, kRegistered, { value: { context, build: requestLabels({}, context.config) } });
+  handOver(server, context.config);
   patchServerClass(Object.getPrototypeOf(server));
   return server;
 }
 
-function labelServers(integration, Hapi, { version, config }) {
+function patchHapi(Hapi, context) {
   if (Hapi === null || typeof Hapi !== 'object' || typeof Hapi.server !== 'function') return;
   const make = Hapi.server;
   // Both names are hapi's factory: one wrapper serves both.
   const wrap = () =>
     function server(...args) {
-      return instrumentServer(integration, make.apply(this, args), config, version);
+      return instrumentServer(make.apply(this, args), context);
     };
   patcher.wrap(Hapi, 'server', wrap);
   if (Hapi.Server === make) patcher.wrap(Hapi, 'Server', () => Hapi.server);
 }
 
-function unpatchServers() {
+function unpatchHapi() {
   patcher.unwrapAll();
   unpatchRequests();
 }
 
-module.exports = { labelServers, unpatchServers };
+module.exports = { patchHapi, unpatchHapi };

@@ -15,9 +15,10 @@
 // runs unlabelled, with one warning.
 
 const { runLabelled, requestLabels } = require('../kit/request-labels');
-const { inRange, versionOfValue } = require('../kit/versions');
+const { byHand } = require('../kit/integration');
+const { versionOfValue } = require('../kit/versions');
 const integration = require('./integration');
-const { routeOf, knowsRoutes } = require('./routes');
+const { routeOf } = require('./routes');
 
 // Marks the middleware labels() makes (register's router wrapper defers to
 // it).
@@ -30,7 +31,7 @@ function labels(options = {}) {
   const customlabels = function customlabels(c, next) {
     if (supported === undefined) {
       const version = versionOfValue(Object.getPrototypeOf(c).constructor, 'hono');
-      supported = inRange(integration, 'hono', version) && knowsRoutes(integration, version, c);
+      supported = integration.supports('hono', version) && integration.guard('context', c, { version, config: byHand(options) });
     }
     if (!supported) return next();
     return runLabelled(build, c.req.method, withRoute ? routeOf(c) : undefined, c, next);

@@ -13,26 +13,24 @@
 // integration's labels alone.
 
 const { Patcher } = require('../kit/patcher');
-const { hasInternals } = require('../kit/versions');
 const { requestLabels, runLabelled, amendRequest, UNMATCHED } = require('../kit/request-labels');
 const { requestScopeOf } = require('../kit/request-scope');
 const { RouteLabels } = require('../kit/route-labels');
-const { routeOf, knowsRoutes } = require('./routes');
+const { routeOf } = require('./routes');
 
 const routes = new RouteLabels();
 // Node.js's request of a Hono request on @hono/node-server (c.env.incoming),
 // or undefined.
 const incomingOf = (c) => (c.env !== null && typeof c.env === 'object' ? c.env.incoming : undefined);
 
-const PACKAGE = 'hono';
 const patcher = new Patcher('hono');
 const kMiddleware = Symbol.for('customlabels.hono.middleware');
 const kWrapped = Symbol.for('customlabels.hono.wrapped');
 const kSeen = Symbol.for('customlabels.hono.seen');
 
-function labelRouters(integration, Router, config, version) {
+function labelRouters(Router, context) {
   const proto = Router.prototype;
-  const build = requestLabels({}, config);
+  const build = requestLabels({}, context.config);
   let supported; // decided at the first request
   const wrap = (fn) => {
     if (fn[kWrapped] === true) return fn;
@@ -41,7 +39,7 @@ function labelRouters(integration, Router, config, version) {
       if (c === null || typeof c !== 'object' || c[kSeen] === true) return fn(c, next);
       c[kSeen] = true;
       if (own) return fn(c, next);
-      if (supported === undefined) supported = knowsRoutes(integration, version, c);
+      if (supported === undefined) supported = context.integration.guard('context', c, context);
       if (!supported) return fn(c, next);
       const scope = requestScopeOf(incomingOf(c));
       if (scope !== undefined) {
@@ -54,7 +52,7 @@ function labelRouters(integration, Router, config, version) {
     wrapped[kWrapped] = true;
     return wrapped;
   };
-  if (!hasInternals(integration, PACKAGE, version, { 'Router#add': () => typeof proto.add === 'function' })) return;
+  if (!context.integration.guard('router', proto, context)) return;
   patcher.wrap(proto, 'add', (add) =>
     function add_(method, path, handler) {
       if (Array.isArray(handler) && typeof handler[0] === 'function') handler = [wrap(handler[0]), ...handler.slice(1)];
@@ -64,11 +62,13 @@ function labelRouters(integration, Router, config, version) {
 }
 
 // The router classes a router module exports (CommonJS exports or an ESM
-// namespace): classes with add() and match().
-function patchRouters(integration, mod, { version, config }) {
+// namespace): classes with add() or match() on their prototype (match() may
+// be an instance field: RegExpRouter 4.x assigns it in its constructor; a
+// router with match() and no add() is one the guard warns of).
+function patchRouters(mod, context) {
   if (mod === null || typeof mod !== 'object') return;
   for (const value of Object.values(mod)) {
-    if (typeof value === 'function' && value.prototype !== undefined && typeof value.prototype.match === 'function') labelRouters(integration, value, config, version);
+    if (typeof value === 'function' && value.prototype !== undefined && value.prototype !== null && (typeof value.prototype.add === 'function' || typeof value.prototype.match === 'function')) labelRouters(value, context);
   }
 }
 

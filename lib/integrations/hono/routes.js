@@ -8,16 +8,8 @@
 // '/api/*'); an app.all() or verb route is a route (an app.all('/files/*')
 // route shows UNMATCHED).
 
-const { hasInternals } = require('../kit/versions');
-
 function isMiddleware(route) {
   return route.method === 'ALL' && typeof route.path === 'string' && route.path.endsWith('*');
-}
-
-// Whether requests like `c` tell the routes they matched (c.req.matchedRoutes);
-// warns once if not (`integration`, `version`: for the warning).
-function knowsRoutes(integration, version, c) {
-  return hasInternals(integration, 'hono', version, { 'c.req.matchedRoutes': () => Array.isArray(c.req.matchedRoutes) });
 }
 
 // The matched route's template, or undefined when no route matched.
@@ -29,4 +21,4 @@ function routeOf(c) {
   return undefined;
 }
 
-module.exports = { routeOf, knowsRoutes };
+module.exports = { routeOf };

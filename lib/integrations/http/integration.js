@@ -15,17 +15,19 @@ const { defineIntegration } = require('../kit/integration');
 let requests;
 const load = () => (requests ??= require('./requests'));
 
+const unpatch = () => load().unpatchHttp();
+
 const integration = defineIntegration({
   name: 'http',
   title: 'Any HTTP server (node:http, https, http2)',
   subpath: null,
+  labels: ['method', 'route'],
   packages: {},
   internals: [],
   reach: [
-    { kind: 'channel', builtin: 'node:http', channel: 'http.server.request.start', patch: (message, context) => load().enterRequest(message, context) },
-    { kind: 'channel', builtin: 'node:http2', channel: 'http2.server.stream.start', patch: (message, context) => load().enterStream(message, context) },
+    { kind: 'channel', builtin: 'node:http', channel: 'http.server.request.start', patch: (message, context) => load().enterRequest(message, context), unpatch },
+    { kind: 'channel', builtin: 'node:http2', channel: 'http2.server.stream.start', patch: (message, context) => load().enterStream(message, context), unpatch },
   ],
-  unpatch: () => load().unpatchHttp(),
 });
 
 module.exports = integration;

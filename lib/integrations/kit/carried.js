@@ -8,6 +8,7 @@
 
 const errors = require('../../core/errors');
 const { readLabels } = require('../../core/labels');
+const { warnOnce } = require('../../core/warnings');
 const { PARCA, cutValue: cut, keyFits } = require('./limits');
 
 const { MAX_LABELS, MAX_KEY_BYTES } = PARCA;
@@ -161,4 +162,18 @@ function mergeCarried(base, ownFn, arg, carried, skip, warn, what) {
   return out;
 }
 
-module.exports = { addLimited, toObject, mergeCarried, parseCarried, isPlainObject, TRACE_IDS };
+// What one carrier of labels between processes (a message header, a job's
+// data, RPC metadata) sets itself and warns with: `own`, the labels its
+// consumer sets (never carried, nor are trace ids: they describe the
+// producer's request); warn(reason), one warning per thread
+// (`what`: 'job' labels, `runs`: 'jobs' run with the labels that are
+// valid; `code`).
+function carrier(own, { what, runs, code }) {
+  return Object.freeze({
+    reserved: new Set(own),
+    notCarried: new Set([...own, ...TRACE_IDS]),
+    warn: (reason) => warnOnce(`${what}-labels`, `customlabels: ${what} labels not published as given (${reason}); ${runs} run with the labels that are valid`, code),
+  });
+}
+
+module.exports = { addLimited, toObject, mergeCarried, parseCarried, isPlainObject, carrier, TRACE_IDS };

@@ -54,4 +54,4 @@ function keptLabels(labels) {
 // Whether a label key is within what the Parca agent keeps.
 const keyFits = (key) => key.length <= 8 || Buffer.byteLength(key) <= PARCA.MAX_KEY_BYTES;
 
-module.exports = { PARCA, cutUtf8, cutValue, keptLabels, keyFits };
+module.exports = { PARCA, cutValue, keptLabels, keyFits };

@@ -54,6 +54,12 @@ class Patcher {
     }
     const own = Object.getOwnPropertyDescriptor(target, method);
     if (own !== undefined && !own.configurable && !own.writable) return false; // fixed: leave it
+    // The record first: a target it cannot be kept on (not extensible) is
+    // left as it is, never wrapped with no way back.
+    if (!hasOwn.call(target, kWrapped)) {
+      if (!Object.isExtensible(target)) return false;
+      Object.defineProperty(target, kWrapped, { value: new Map(), configurable: true });
+    }
     if (own === undefined || own.configurable) {
       Object.defineProperty(target, method, {
         value: wrapper,
@@ -64,7 +70,6 @@ class Patcher {
     } else {
       target[method] = wrapper;
     }
-    if (!hasOwn.call(target, kWrapped)) Object.defineProperty(target, kWrapped, { value: new Map(), configurable: true });
     const record = { target, method, own, wrapper };
     target[kWrapped].set(method, record);
     this.records.push(record);
@@ -78,6 +83,7 @@ class Patcher {
     for (const record of this.records.reverse()) {
       const { target, method, own, wrapper } = record;
       target[kWrapped].delete(method);
+      if (target[kWrapped].size === 0) delete target[kWrapped];
       if (target[method] !== wrapper) {
         stayed += 1;
         continue;

@@ -19,9 +19,9 @@ const { amend, unmatched, UNMATCHED_ROUTE } = require('./request-scope');
 const errors = require('../../core/errors');
 const { warnOnce } = require('../../core/warnings');
 const { cutValue } = require('./limits');
+const { BoundedCache } = require('./cache');
 
 const UNMATCHED = UNMATCHED_ROUTE.route;
-const MAX_CACHED = 1024;
 
 // The value of header `name` (lower case) of a request of any of the
 // frameworks (Node's IncomingMessage headers, Fetch Headers, Hono's
@@ -56,6 +56,18 @@ function registeredParts(registered) {
   return { base, fromHeaders };
 }
 
+// The labels register's configuration gives work that is not a request of
+// an HTTP framework (a connection, a message) but comes with one's headers:
+// labelsOf(request) is its process labels and its header labels, a new
+// object (the process labels alone, frozen, where no header is
+// configured).
+function configuredLabels(registered) {
+  const { base, fromHeaders } = registeredParts(registered);
+  const frozen = base ?? Object.freeze({});
+  if (fromHeaders === null) return () => frozen;
+  return (request) => fromHeaders({ ...frozen }, request);
+}
+
 // Validates the options once and returns build(method, route, request).
 // `registered`: register's configuration, or null.
 function requestLabels(options = {}, registered = null) {
@@ -74,26 +86,12 @@ function requestLabels(options = {}, registered = null) {
     // The labels depend on method and template alone: one frozen object per
     // pair, which withLabels finds its set for by identity (no reading,
     // encoding or interning per request). Methods and templates come from
-    // the HTTP parser and the app's routes; the bound only guards against an
-    // app that builds routes at run time.
-    const byMethod = new Map();
-    let cached = 0;
+    // the HTTP parser and the app's routes; the bound (kit/cache.js) only
+    // guards against an app that builds routes at run time.
+    const cache = new BoundedCache(1024);
     return function build(method, template) {
-      const key = route ? (template === undefined ? UNMATCHED : template) : '';
-      let byKey = byMethod.get(method);
-      if (byKey === undefined) {
-        byKey = new Map();
-        if (cached < MAX_CACHED) byMethod.set(method, byKey);
-      }
-      let out = byKey.get(key);
-      if (out === undefined) {
-        out = Object.freeze(own(method, template));
-        if (cached < MAX_CACHED) {
-          cached++;
-          byKey.set(key, out);
-        }
-      }
-      return out;
+      const key = `${method} ${route ? (template === undefined ? UNMATCHED : template) : ''}`;
+      return cache.get(key, () => Object.freeze(own(method, template)));
     };
   }
   return function build(method, template, request) {
@@ -206,4 +204,4 @@ function buildsPerApp(options, registeredOf) {
   };
 }
 
-module.exports = { requestLabels, buildsPerApp, runLabelled, amendRequest, amendUnmatched, amendWith, rejectedWarning, withLabelsOr, headerOf, UNMATCHED };
+module.exports = { requestLabels, configuredLabels, buildsPerApp, runLabelled, amendRequest, amendUnmatched, amendWith, rejectedWarning, withLabelsOr, headerOf, UNMATCHED };

@@ -1,28 +1,15 @@
 'use strict';
 
-// Which versions of a framework an integration supports, and what happens
-// with the others: an integration declares the ranges of the packages it
-// patches (the ranges its tests run: test/versions), and each private name
-// a patch relies on. A version outside its range, or one where a name is
-// missing, is left unpatched with one warning (CUSTOMLABELS_UNSUPPORTED_
-// FRAMEWORK) naming the framework, the version found and the range: the app
-// starts and serves, unlabelled there. Never a throw into the app.
-//
-// Ranges are npm's, read by npm's own semver: a prerelease (5.0.0-rc.1)
-// satisfies none of them, as npm has it.
+// The version of a package an app loaded, found from its files, and the
+// one warning for a release an integration leaves alone: a version outside
+// its range (kit/integration.js supports()), or one where a private name a
+// patch relies on is missing (guard()). It names the framework, the version
+// found and the range, and says why; the app starts and serves, unlabelled
+// there. Never a throw into the app.
 
 const fs = require('node:fs');
 const path = require('node:path');
 const { warnOnce } = require('../../core/warnings');
-
-// (Loaded at the first check, not when register starts.)
-let semver;
-
-// Whether `version` is in `range` (false for what is not a version).
-function satisfies(version, range) {
-  semver ??= require('semver');
-  return typeof version === 'string' && semver.valid(version) !== null && semver.satisfies(version, range);
-}
 
 // --- the version of a package an app loaded ---------------------------------
 
@@ -96,23 +83,7 @@ function versionOfValue(value, name) {
   return null;
 }
 
-// --- what is missing, and the one warning -------------------------------------
-
-// The names of `checks` ({ 'Layer#handle_request': () => boolean, ... })
-// whose check fails (or throws).
-function missing(checks) {
-  const out = [];
-  for (const [name, check] of Object.entries(checks)) {
-    let ok;
-    try {
-      ok = check() === true;
-    } catch {
-      ok = false;
-    }
-    if (!ok) out.push(name);
-  }
-  return out;
-}
+// --- the one warning ------------------------------------------------------------
 
 const unsupported = new Set(); // packages warned about, on this thread
 
@@ -123,7 +94,12 @@ const wasUnsupported = (pkg) => unsupported.has(pkg);
 // Once per thread, and a worker started after its parent thread warned
 // (the environment data it inherits says so) does not say it again.
 function warnUnsupported(integration, pkg, version, range, why) {
-  const found = version === null || version === undefined ? 'of an unknown version' : version;
+  const unknown = version === null || version === undefined;
+  // Where a version of the package was said already, one whose version
+  // could not be found (a prototype an app's router uses, after the
+  // package's own load) adds nothing.
+  if (unknown && unsupported.has(pkg)) return;
+  const found = unknown ? 'of an unknown version' : version;
   unsupported.add(pkg);
   const said = `customlabels.unsupported:${pkg}@${found}`;
   const { isMainThread, getEnvironmentData, setEnvironmentData } = require('node:worker_threads');
@@ -138,23 +114,4 @@ function warnUnsupported(integration, pkg, version, range, why) {
   );
 }
 
-// Whether `integration` patches `pkg` at `version` (null: unknown, let the
-// internals decide); warns once if not.
-function inRange(integration, pkg, version) {
-  const range = integration.packages[pkg];
-  if (range === undefined) throw new Error(`customlabels/${integration.name} declares no range for ${pkg}`);
-  if (version === null || version === undefined || satisfies(version, range)) return true;
-  warnUnsupported(integration.name, pkg, version, range, 'outside the supported range');
-  return false;
-}
-
-// Whether every private name in `checks` is there; warns once (naming those
-// that are not) if not.
-function hasInternals(integration, pkg, version, checks) {
-  const gone = missing(checks);
-  if (gone.length === 0) return true;
-  warnUnsupported(integration.name, pkg, version, integration.packages[pkg], `${gone.join(', ')} ${gone.length === 1 ? 'is' : 'are'} missing`);
-  return false;
-}
-
-module.exports = { satisfies, versionOfFile, fileOfExports, versionOfExports, versionOfValue, warnUnsupported, wasUnsupported, inRange, hasInternals };
+module.exports = { versionOfFile, fileOfExports, versionOfExports, versionOfValue, warnUnsupported, wasUnsupported };

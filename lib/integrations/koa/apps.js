@@ -15,16 +15,14 @@ const { Patcher } = require('../kit/patcher');
 const { requestLabels, runLabelled, amendUnmatched } = require('../kit/request-labels');
 const { requestScopeOf } = require('../kit/request-scope');
 const { isHandWired, handOver } = require('../kit/takeover');
-const { hasInternals } = require('../kit/versions');
 const { kActive, patchRouter, routerClassOf, unpatchRoutes } = require('./routes');
 
 const patcher = new Patcher('koa-apps');
 
-function labelApps(integration, koa, { version, config: registered }) {
+function patchKoa(koa, context) {
   const Application = typeof koa === 'function' ? koa : koa !== null && typeof koa === 'object' && typeof koa.default === 'function' ? koa.default : undefined;
-  if (Application === undefined) return;
-  const ok = hasInternals(integration, 'koa', version, { 'Application#callback': () => typeof Application.prototype.callback === 'function' });
-  if (!ok) return;
+  if (Application === undefined || !context.integration.guard('koa', Application, context)) return;
+  const registered = context.config;
   const build = requestLabels({}, registered);
   patcher.wrap(Application.prototype, 'callback', (callback) =>
     function callback_() {
@@ -47,17 +45,21 @@ function labelApps(integration, koa, { version, config: registered }) {
   );
 }
 
-// The routers of a router module (`pkg`: @koa/router or koa-router).
-function labelRouters(integration, pkg, mod, { version }) {
+// The routers of a router module of `pkg` (@koa/router or koa-router), or
+// of its Router class or prototype (the app's own instrument()); whether
+// they are patched.
+function patchRouters(pkg, mod, context) {
   const Router = routerClassOf(mod);
-  if (Router === undefined) return; // another file of the package
-  if (!hasInternals(integration, pkg, version, { 'Router#register': () => typeof Router.prototype.register === 'function' })) return;
-  patchRouter(Router.prototype);
+  const proto = Router !== undefined ? Router.prototype : mod !== null && typeof mod === 'object' && typeof mod.routes === 'function' ? mod : undefined;
+  if (proto === undefined) return false; // another file of the package
+  if (!context.integration.guard(pkg, proto, context)) return false;
+  patchRouter(proto, { ...context, package: pkg });
+  return true;
 }
 
-function unpatchApps() {
+function unpatchKoa() {
   patcher.unwrapAll();
   unpatchRoutes();
 }
 
-module.exports = { labelApps, labelRouters, unpatchApps };
+module.exports = { patchKoa, patchRouters, unpatchKoa };

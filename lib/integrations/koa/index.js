@@ -20,10 +20,13 @@
 const errors = require('../../core/errors');
 const { buildsPerApp, runLabelled } = require('../kit/request-labels');
 const { markHandWired, registeredOf } = require('../kit/takeover');
-const { inRange, hasInternals, versionOfExports, versionOfFile, warnUnsupported } = require('../kit/versions');
+const { byHand } = require('../kit/integration');
+const { versionOfExports, versionOfFile, warnUnsupported } = require('../kit/versions');
 const integration = require('./integration');
-const { patchRouter, routerClassOf, kActive } = require('./routes');
+const { routerClassOf, kActive } = require('./routes');
 
+const ROUTERS = ['@koa/router', 'koa-router'];
+const reachOf = (pkg) => integration.reach.find((r) => r.package === pkg);
 
 // (Under customlabels/register, the app's process and header labels join
 // these: register handed the app its configuration.)
@@ -38,14 +41,9 @@ function labels(options = {}) {
 }
 
 // Patches a router class (require('@koa/router') or require('koa-router'))
-// or its prototype; idempotent. `pkg`, `version`: what it is, if known.
-function instrumentRouter(Router, pkg, version) {
-  const proto = typeof Router === 'function' ? Router.prototype : Router;
-  if (pkg !== undefined && !inRange(integration, pkg, version)) return false;
-  if (!hasInternals(integration, pkg ?? '@koa/router', version ?? null, { 'Router#register': () => typeof proto.register === 'function' })) return false;
-  patchRouter(proto);
-  return true;
-}
+// or its prototype; idempotent. `pkg`, `version`: what it is (@koa/router
+// of an unknown version where it is not known).
+const instrumentRouter = (Router, pkg, version, file) => integration.apply(reachOf(pkg), Router, { version, file, config: byHand() }) === true;
 
 // A router class (or its prototype): one with routes(), the router's public
 // API; anything else is a TypeError (ERR_CUSTOMLABELS_INVALID_ARG_TYPE).
@@ -54,16 +52,16 @@ function instrument(Router) {
   if (proto === null || typeof proto !== 'object' || typeof proto.routes !== 'function') {
     throw errors.invalidArgument('instrument()', "a Koa router class (require('@koa/router') or require('koa-router'))", Router);
   }
-  for (const pkg of ['@koa/router', 'koa-router']) {
+  for (const pkg of ROUTERS) {
     const version = versionOfExports(Router, pkg);
     if (version !== null) return instrumentRouter(Router, pkg, version);
   }
-  return instrumentRouter(Router, undefined, undefined);
+  return instrumentRouter(Router, '@koa/router', null);
 }
 
 // The routers that resolve from here (a flat node_modules), if any.
 function instrumentInstalled() {
-  for (const pkg of ['@koa/router', 'koa-router']) {
+  for (const pkg of ROUTERS) {
     let file;
     let mod;
     try {
@@ -72,10 +70,9 @@ function instrumentInstalled() {
     } catch {
       continue;
     }
-    const Router = routerClassOf(mod);
     const version = versionOfFile(file, pkg);
-    if (Router !== undefined) instrumentRouter(Router, pkg, version);
-    else if (inRange(integration, pkg, version)) warnUnsupported(integration.name, pkg, version, integration.packages[pkg], 'its Router class is missing');
+    if (routerClassOf(mod) !== undefined) instrumentRouter(mod, pkg, version, file);
+    else if (integration.supports(pkg, version)) warnUnsupported(integration.name, pkg, version, integration.packages[pkg], 'its Router class is missing');
   }
 }
 

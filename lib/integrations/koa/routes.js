@@ -31,25 +31,38 @@ function template(path) {
   return String(path); // a RegExp: its source
 }
 
-function enterRoute(ctx, next) {
-  if (ctx[kActive] !== true && (ctx.req === undefined || ctx.req === null || ctx.req[kActive] !== true)) return next();
-  const path = ctx._matchedRoute;
-  return withLabels(routes.of(typeof path === 'string' && path !== '' ? path : template(path)), () => {
-    // The request's body events (kit/request-scope.js) in the route too.
-    const scope = requestScopeOf(ctx.req);
-    if (scope !== undefined) follow(scope);
-    return next();
-  });
+const kEnterer = Symbol('customlabels.koa.enterer');
+
+// The middleware that enters a route of a router of `context.package`:
+// its first request checks that the router tells the route it matched
+// (ctx._matchedRoute); where it does not, the route's requests run on
+// unlabelled by route (one warning).
+function entererFor(context) {
+  let known; // whether ctx._matchedRoute is there
+  const enterRoute = function enterRoute(ctx, next) {
+    if (ctx[kActive] !== true && (ctx.req === undefined || ctx.req === null || ctx.req[kActive] !== true)) return next();
+    known ??= context.integration.guard(`${context.package} context`, ctx, context);
+    if (!known) return next();
+    const path = ctx._matchedRoute;
+    return withLabels(routes.of(typeof path === 'string' && path !== '' ? path : template(path)), () => {
+      // The request's body events (kit/request-scope.js) in the route too.
+      const scope = requestScopeOf(ctx.req);
+      if (scope !== undefined) follow(scope);
+      return next();
+    });
+  };
+  enterRoute.param = kEnterParam;
+  enterRoute[kEnterer] = true;
+  return enterRoute;
 }
-enterRoute.param = kEnterParam;
 
 // Adds the entering middleware to a route layer (one with verbs) once.
-function instrumentLayer(layer) {
+function instrumentLayer(layer, enterRoute) {
   // register() returns the router itself for an array of paths (each path
   // went through register() on its own).
   if (layer === null || typeof layer !== 'object' || !Array.isArray(layer.paramNames)) return;
   if (!Array.isArray(layer.stack) || !Array.isArray(layer.methods)) return;
-  if (layer.methods.length === 0 || layer.stack[0] === enterRoute) return;
+  if (layer.methods.length === 0 || (typeof layer.stack[0] === 'function' && layer.stack[0][kEnterer] === true)) return;
   layer.stack.unshift(enterRoute);
 }
 
@@ -61,12 +74,14 @@ function routerClassOf(mod) {
   return [mod, mod.Router, mod.default].find((r) => typeof r === 'function' && r.prototype !== undefined && typeof r.prototype.routes === 'function');
 }
 
-// Patches a Router prototype; false if it was patched already.
-function patchRouter(proto) {
+// Patches a Router prototype of `context.package` ({ integration, version,
+// config, package }); false if it was patched already.
+function patchRouter(proto, context) {
+  const enterRoute = entererFor(context);
   return patcher.wrap(proto, 'register', (register) =>
     function register_(...args) {
       const layer = register.apply(this, args);
-      instrumentLayer(layer);
+      instrumentLayer(layer, enterRoute);
       return layer;
     },
   );

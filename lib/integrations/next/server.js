@@ -26,9 +26,7 @@ const { Patcher } = require('../kit/patcher');
 const { RouteLabels } = require('../kit/route-labels');
 const { requestLabels, runLabelled, amendUnmatched } = require('../kit/request-labels');
 const { requestScopeOf, follow } = require('../kit/request-scope');
-const { hasInternals } = require('../kit/versions');
 
-const PACKAGE = 'next';
 const patcher = new Patcher('next');
 const routes = new RouteLabels();
 
@@ -48,13 +46,17 @@ function followRequest(args) {
 }
 
 // The app router's work store (work-async-storage.external.js exports; the
-// storage is a getter export, so its instance's run() is wrapped).
-function labelWorkStore(integration, mod, { version }) {
+// storage is a getter export, so its instance's run() is wrapped). The
+// first store it is given says whether stores name their route.
+function patchWorkStore(mod, context) {
   const storage = mod !== null && typeof mod === 'object' ? mod.workAsyncStorage : undefined;
-  if (!hasInternals(integration, PACKAGE, version, { 'workAsyncStorage.run': () => typeof storage.run === 'function' })) return;
+  if (storage === null || typeof storage !== 'object' || typeof storage.run !== 'function') return;
+  let known; // whether stores name their route (store.route)
   patcher.wrap(storage, 'run', (run) =>
     function runLabelledRoute(store, fn, ...args) {
-      const route = store !== null && typeof store === 'object' ? store.route : undefined;
+      if (store === null || typeof store !== 'object') return run.call(this, store, fn, ...args);
+      known ??= context.integration.guard('work store', store, context);
+      const route = known ? store.route : undefined;
       if (typeof route !== 'string' || route === '') return run.call(this, store, fn, ...args);
       return withLabels(routes.of(route), () => {
         followRequest(args);
@@ -66,16 +68,12 @@ function labelWorkStore(integration, mod, { version }) {
 
 // NextNodeServer (next-server.js's default export, a getter): its
 // prototype, before getRequestHandler() binds handleRequest.
-function labelServer(integration, mod, { version, config }) {
+function patchServer(mod, context) {
   const NextNodeServer = mod !== null && typeof mod === 'object' ? mod.default : undefined;
   if (typeof NextNodeServer !== 'function') return;
   const proto = NextNodeServer.prototype;
-  const ok = hasInternals(integration, PACKAGE, version, {
-    'NextNodeServer#handleRequest': () => typeof proto.handleRequest === 'function',
-    'NextNodeServer#handleApiRequest': () => typeof proto.handleApiRequest === 'function',
-  });
-  if (!ok) return;
-  const build = requestLabels({}, config);
+  if (!context.integration.guard('server', proto, context)) return;
+  const build = requestLabels({}, context.config);
   patcher.wrap(proto, 'handleRequest', (handleRequest) =>
     function handleRequestLabelled(req, res, parsedUrl) {
       if (req === null || typeof req !== 'object' || typeof req.method !== 'string') return handleRequest.apply(this, arguments);
@@ -104,4 +102,4 @@ function labelServer(integration, mod, { version, config }) {
 
 const unpatchNext = () => patcher.unwrapAll();
 
-module.exports = { labelWorkStore, labelServer, unpatchNext };
+module.exports = { patchWorkStore, patchServer, unpatchNext };

@@ -12,10 +12,19 @@ const errors = require('../../core/errors');
 const { readLabels } = require('../../core/labels');
 const { attributeMapping, labelsOfAttributes, sameLabels } = require('./attributes');
 const { observeRoute, routeOf } = require('./rpc-route');
-const { watchSpanClass, watchers } = require('./span-watch');
+const { watchSpanClass, watch } = require('./span-watch');
 const { ID_LABELS, DEFAULT_IDS, traceOf, warnSpanLabels, SpanScope, spanOf, parentOf } = require('./spans');
 
+
 const { withTraceContext, enterTraceContext, retraceSet, forgetTraceSet, setResource, TraceContext } = traceScopes;
+
+// The version of the OpenTelemetry API registered in this process (the
+// one whose registry register observes), or null: what a guard's warning
+// names.
+function apiVersion(integration) {
+  const [reach] = integration.reach;
+  return reach.versionOf(globalThis[reach.key] ?? null);
+}
 
 function resourceAttributes(resource) {
   if (resource === undefined) return undefined;
@@ -24,8 +33,11 @@ function resourceAttributes(resource) {
   return attributes ?? {};
 }
 
+// (`integration`: customlabels/otel's descriptor, whose checks of what a
+// span class and @opentelemetry/core keep run before they are relied on;
+// given by otel/index.js and by register.)
 class CustomLabelsContextManager {
-  constructor(options = {}) {
+  constructor(options = {}, integration = undefined) {
     if (typeof options !== 'object' || options === null) throw errors.invalidOption('', 'an object', options);
     const { contextManager, ids = DEFAULT_IDS, spanLabels, resource, attributes: attributeOption } = options;
     const mapping = attributeMapping(attributeOption);
@@ -40,12 +52,14 @@ class CustomLabelsContextManager {
     const attributes = resourceAttributes(resource);
     if (attributes !== undefined) setResource(attributes);
 
+    this._guardSpan = integration === undefined ? () => true : (span) => integration.guard('span', span, { version: apiVersion(integration) });
+    this._guardRpc = integration === undefined ? () => true : (core) => integration.guard('rpc metadata', core, { version: apiVersion(integration) });
     this._inner = inner;
     this._ids = { trace: ids.includes('trace_id'), span: ids.includes('span_id'), root: ids.includes('local_root_span_id') };
     this._spanLabels = spanLabels;
     this._mapping = mapping;
     this._mapped = new Set(mapping.map(([attribute]) => attribute));
-    if (mapping.length !== 0) watchers.add(this);
+    if (mapping.length !== 0) watch(this);
     // span -> its TraceContext and labels, built once: on the span itself,
     // under a symbol of this manager's (a WeakMap keyed by short-lived spans
     // costs the garbage collector microseconds per span: bench/otel-scope.js),
@@ -143,9 +157,8 @@ class CustomLabelsContextManager {
     const root = this._ids.root ? this._localRoot(span, spanId) : undefined;
     if (root !== undefined) labels.local_root_span_id = root;
     const scope = new SpanScope(span, trace, labels, root, this._spanLabels !== undefined);
-    if (this._mapping.length !== 0) {
-      watchSpanClass(span);
-      if (this._mapped.has('http.route')) scope.rpc = observeRoute(context, span, () => this._attributesChanged(span));
+    if (this._mapping.length !== 0 && watchSpanClass(span, this._guardSpan)) {
+      if (this._mapped.has('http.route')) scope.rpc = observeRoute(context, span, () => this._attributesChanged(span), this._guardRpc);
       scope.attributes = labelsOfAttributes(span.attributes, this._mapping, routeOf(scope.rpc));
       if (scope.attributes !== null) scope.labels = { ...scope.attributes, ...labels };
     }

@@ -9,20 +9,20 @@ const { CustomLabelsContextManager } = require('./context-manager');
 const kGlobalPatched = Symbol.for('customlabels.otel.globalContextManager');
 
 // The manager `contextManager`, wrapped with `options` (itself if it is one
-// of ours already).
-function wrapGlobalContextManager(contextManager, options) {
+// of ours already); `integration`: customlabels/otel's descriptor.
+function wrapGlobalContextManager(contextManager, options, integration) {
   if (contextManager === null || typeof contextManager !== 'object' || contextManager instanceof CustomLabelsContextManager || contextManager[kGlobalPatched] === true) {
     return contextManager;
   }
   let wrapped;
   try {
     try {
-      wrapped = new CustomLabelsContextManager({ ...options, contextManager });
+      wrapped = new CustomLabelsContextManager({ ...options, contextManager }, integration);
     } catch (err) {
       if (options.attributes === undefined || /contextManager/.test(err.message)) throw err;
       // The configured attributes are refused: the default mapping.
       warnOnce('otel-attributes', `customlabels/register: ${err.message}; the default attribute mapping applies`, 'CUSTOMLABELS_REGISTER_CONFIG');
-      wrapped = new CustomLabelsContextManager({ ...options, attributes: undefined, contextManager });
+      wrapped = new CustomLabelsContextManager({ ...options, attributes: undefined, contextManager }, integration);
     }
     Object.defineProperty(wrapped, kGlobalPatched, { value: true });
     return wrapped;

@@ -44,7 +44,15 @@
 // them until a context manager is created without options.contextManager.
 
 
-const { CustomLabelsContextManager } = require('./context-manager');
+const integration = require('./integration');
+const manager = require('./context-manager');
 const { DEFAULT_ATTRIBUTES } = require('./attributes');
+
+// The class apps make: the manager, with the integration's checks.
+class CustomLabelsContextManager extends manager.CustomLabelsContextManager {
+  constructor(options) {
+    super(options, integration);
+  }
+}
 
 module.exports = { CustomLabelsContextManager, DEFAULT_ATTRIBUTES };

@@ -18,9 +18,10 @@
 // says, per profiler this thread follows.
 
 const errors = require('../../core/errors');
-const { mirrors } = require('../../core');
+const { byHand } = require('../kit/integration');
+const { versionOfExports } = require('../kit/versions');
 const integration = require('./integration');
-const { patchPprof, patchPyroscope, describeAll } = require('./patch');
+const { describeAll } = require('./patch');
 
 const isModule = (v) => v !== null && typeof v === 'object';
 
@@ -29,9 +30,10 @@ const isModule = (v) => v !== null && typeof v === 'object';
 // Returns whether it is followed (false: a version this release does not
 // support, with one warning).
 function instrument(profiler) {
-  if (isModule(profiler) && isModule(profiler.time)) return patchPprof(integration, profiler, mirrors);
-  if (isModule(profiler) && typeof profiler.init === 'function' && typeof profiler.start === 'function') return patchPyroscope(integration, profiler, mirrors);
-  throw errors.invalidArgument('instrument(profiler)', 'the @datadog/pprof or @pyroscope/nodejs module', profiler);
+  const pkg = isModule(profiler) && isModule(profiler.time) ? '@datadog/pprof' : isModule(profiler) && typeof profiler.init === 'function' && typeof profiler.start === 'function' ? '@pyroscope/nodejs' : null;
+  if (pkg === null) throw errors.invalidArgument('instrument(profiler)', 'the @datadog/pprof or @pyroscope/nodejs module', profiler);
+  const reach = integration.reach.find((r) => r.package === pkg);
+  return integration.apply(reach, profiler, { version: versionOfExports(profiler, pkg), config: byHand() }) === true;
 }
 
 // [{ profiler, context, reason }] for each profiler followed on this

@@ -1,16 +1,16 @@
 'use strict';
 
-// Patching an @datadog/pprof copy (customlabels/pprof): its `time` object's
-// start, stop and context functions, once per copy, whichever copy of
-// customlabels asks first (kit/patcher.js). A version outside the declared
-// range, or one whose time profiler lacks what the patch relies on, is left
-// unpatched with one warning. A profiler already started is followed from
-// now on.
+// The patch of an @datadog/pprof copy (customlabels/pprof): its `time`
+// object's start, stop and context functions, once per copy, whichever copy
+// of customlabels asks first (kit/patcher.js). One whose time profiler
+// lacks what the patch relies on is left unpatched with one warning. A
+// profiler already started is followed from now on.
 
 const fs = require('node:fs');
 const path = require('node:path');
+const { observers } = require('../../core');
 const { Patcher } = require('../kit/patcher');
-const { inRange, hasInternals, versionOfExports, fileOfExports, warnUnsupported } = require('../kit/versions');
+const { versionOfExports, fileOfExports, warnUnsupported } = require('../kit/versions');
 const { attach, attachmentOf, detach } = require('./profiler');
 const { hostOf } = require('./contexts');
 
@@ -19,32 +19,30 @@ const PYROSCOPE = '@pyroscope/nodejs';
 const patcher = new Patcher('pprof');
 const attached = new Set(); // time objects this copy attached to
 
-const FUNCTIONS = ['start', 'stop', 'setContext', 'getContext', 'runWithContext', 'getState', 'isStarted'];
+// The wall profiler's public functions the patch wraps or calls (the
+// private names it relies on are pprof/integration.js's internals).
+const FUNCTIONS = ['start', 'stop', 'setContext', 'getContext', 'getState', 'isStarted'];
 
-// The private names the patch relies on, as kit/versions.js checks them.
-function internals(time) {
-  const checks = {};
-  for (const name of FUNCTIONS) checks[`time.${name}`] = () => typeof time[name] === 'function';
-  checks['time.constants.kSampleCount'] = () => Number.isInteger(time.constants?.kSampleCount);
-  return checks;
-}
-
-// Patches the @datadog/pprof module `pprof` (its version: found from the
-// module when not given); `mirrors`: this thread's (lib/core/mirrors.js).
-// Returns whether its profiler is followed (false: not a module this
-// version knows, with one warning where it is a version it does not
-// support).
-function patchPprof(integration, pprof, mirrors, version = versionOfExports(pprof, PACKAGE)) {
+// Patches the @datadog/pprof module `pprof`, followed on this thread
+// (lib/core/observers.js). Returns whether its profiler is followed (false:
+// not a module this version knows, with one warning where it lacks what
+// this relies on).
+function patchPprof(pprof, context) {
   const time = pprof !== null && typeof pprof === 'object' ? pprof.time : undefined;
   if (time === null || typeof time !== 'object') return false;
   const already = attachmentOf(time);
   if (already !== undefined) return !already.left;
-  if (!inRange(integration, PACKAGE, version)) return false;
-  if (!hasInternals(integration, PACKAGE, version, internals(time))) return false;
+  const { integration, version } = context;
+  const missing = FUNCTIONS.filter((name) => typeof time[name] !== 'function');
+  if (missing.length > 0) {
+    warnUnsupported(integration.name, PACKAGE, version, integration.packages[PACKAGE], `its time profiler has no ${missing.join(', ')}`);
+    return false;
+  }
+  if (!integration.guard('time', time, context)) return false;
 
   const original = {};
-  for (const name of [...FUNCTIONS, 'stopV2']) if (typeof time[name] === 'function') original[name] = time[name];
-  const attachment = attach(time, original, mirrors, `${PACKAGE} ${version ?? '(version unknown)'}`);
+  for (const name of [...FUNCTIONS, 'runWithContext', 'stopV2']) if (typeof time[name] === 'function') original[name] = time[name];
+  const attachment = attach(time, original, observers, `${PACKAGE} ${version ?? '(version unknown)'}`);
   attached.add(time);
 
   patcher.wrap(time, 'start', (start) =>
@@ -96,26 +94,23 @@ function pprofOf(pyroscope) {
   }
 }
 
-// Follows the profiler the Pyroscope SDK module `pyroscope` runs on; a
-// version outside the range is left alone, its profiler too (register may
-// have followed it when the SDK loaded it). Returns whether it is followed.
-function patchPyroscope(integration, pyroscope, mirrors, version = versionOfExports(pyroscope, PYROSCOPE)) {
-  if (!inRange(integration, PYROSCOPE, version)) {
-    leavePyroscope(pyroscope, version);
-    return false;
-  }
+// Follows the profiler the Pyroscope SDK module `pyroscope` runs on (a
+// version outside the range is left alone, its profiler too: the reach's
+// outside, leavePyroscope). Returns whether it is followed.
+function patchPyroscope(pyroscope, { integration, version, config }) {
   const pprof = pprofOf(pyroscope);
   if (pprof === null) {
     warnUnsupported(integration.name, PYROSCOPE, version, integration.packages[PYROSCOPE], `the ${PACKAGE} it runs on was not found beside it`);
     return false;
   }
-  return patchPprof(integration, pprof, mirrors);
+  const reach = integration.reach.find((r) => r.package === PACKAGE);
+  return integration.apply(reach, pprof, { version: versionOfExports(pprof, PACKAGE), config }) === true;
 }
 
 // Leaves the profiler of the Pyroscope SDK module `pyroscope`, a version
 // this release does not support, alone (followed or not: register follows
 // an @datadog/pprof when it loads, before the SDK that loads it is known).
-function leavePyroscope(pyroscope, version) {
+function leavePyroscope(pyroscope, { version }) {
   const attachment = attachmentOf(pprofOf(pyroscope)?.time);
   if (attachment !== undefined) attachment.leave(`${PYROSCOPE} ${version ?? '(version unknown)'} is not supported`);
 }

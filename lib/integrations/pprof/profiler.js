@@ -11,7 +11,7 @@
 //   as an entry of the frame under a private AsyncLocalStorage of its own
 //   (found as the one entry runWithContext changes), each value a holder
 //   object it makes. Every frame a customlabels scope makes gets that entry
-//   too, before V8 carries it anywhere (lib/core/mirrors.js addToFrames):
+//   too, before V8 carries it anywhere (lib/core/observers.js onFrame):
 //   one Map store per frame, of a holder made once per (host context, set).
 //   Hooks on or off alike.
 // - 'global': started without useCPED (Pyroscope's SDK, Node.js 20): one
@@ -38,13 +38,13 @@ const isObject = (v) => v !== null && (typeof v === 'object' || typeof v === 'fu
 class Attachment {
   // `time`: the profiler's; `original`: its functions before any wrapper
   // (start, stop, stopV2, setContext, getContext, runWithContext, getState,
-  // isStarted); `mirrors`: this thread's (lib/core/mirrors.js).
-  constructor(time, original, mirrors, name) {
+  // isStarted); `observers`: this thread's (lib/core/observers.js).
+  constructor(time, original, observers, name) {
     this.time = time;
     this.original = original;
-    this.mirrors = mirrors;
+    this.observers = observers;
     this.name = name;
-    this.labelsOf = labelCache(mirrors.labelsOf);
+    this.labelsOf = labelCache(observers.labelsOf);
     this.context = 'none';
     this.reason = 'the profiler has not started';
     this.stop = null; // stops following
@@ -80,7 +80,7 @@ class Attachment {
       } else if (wanted === true) {
         this.context = 'none';
         this.reason ??= 'useCPED: the profiler keeps no context per async context here';
-      } else if (!this.mirrors.hooks()) {
+      } else if (!this.observers.hooks()) {
         this.context = 'none';
         this.reason =
           'the profiler keeps one context per thread, which only hooks switch, and they are off (CUSTOMLABELS_HOOKS=0): start it with useCPED on Node.js 24+ to see labels without hooks';
@@ -99,14 +99,14 @@ class Attachment {
   // 'frame': finds the profiler's entry in the frame; false (with a reason)
   // where it has none.
   beginFrames() {
-    const { mirrors, original } = this;
-    const outer = mirrors.currentFrame();
+    const { observers, original } = this;
+    const outer = observers.currentFrame();
     const marker = {};
     let inner;
     let seen;
     try {
       original.runWithContext(marker, () => {
-        inner = mirrors.currentFrame();
+        inner = observers.currentFrame();
         seen = original.getContext();
       });
     } catch (err) {
@@ -124,7 +124,7 @@ class Attachment {
       return false;
     }
     this.key = changed[0];
-    const stop = mirrors.addToFrames((frame, store) => this.addTo(frame, store));
+    const stop = observers.onFrame((frame, store) => this.addTo(frame, store));
     if (typeof stop === 'string') {
       this.reason = `useCPED: ${stop}`;
       return false;
@@ -135,8 +135,8 @@ class Attachment {
 
   // A holder the profiler made for `value` (what it keeps in a frame).
   holderOf(value) {
-    const { original, mirrors, key } = this;
-    return original.runWithContext(value, () => mirrors.currentFrame().get(key));
+    const { original, observers, key } = this;
+    return original.runWithContext(value, () => observers.currentFrame().get(key));
   }
 
   // The holder of (host, set), made once.
@@ -186,8 +186,8 @@ class Attachment {
     const { original, time } = this;
     this.state = original.getState();
     this.countAt = time.constants.kSampleCount;
-    this.install(hostOf(original.getContext()), this.mirrors.current());
-    this.stop = this.mirrors.followSwitches((set) => this.follow(set));
+    this.install(hostOf(original.getContext()), this.observers.current());
+    this.stop = this.observers.onSwitch((set) => this.follow(set));
   }
 
   install(host, set) {
@@ -224,7 +224,7 @@ class Attachment {
       return undefined;
     }
     if (this.context === 'frame') {
-      const set = this.mirrors.current();
+      const set = this.observers.current();
       return original.setContext(value === undefined && set === null ? undefined : new ProfileContext(value, set));
     }
     return original.setContext(value);
@@ -232,7 +232,7 @@ class Attachment {
 
   // The host's runWithContext(value, fn, ...args).
   runWithContext(value, fn, args) {
-    const wrapped = this.context === 'frame' ? new ProfileContext(value, this.mirrors.current()) : value;
+    const wrapped = this.context === 'frame' ? new ProfileContext(value, this.observers.current()) : value;
     return this.original.runWithContext(wrapped, fn, ...args);
   }
 
@@ -269,8 +269,8 @@ class Attachment {
 // The attachment of `time` (any copy of customlabels made it), or undefined.
 const attachmentOf = (time) => (isObject(time) ? time[kAttachment] : undefined);
 
-function attach(time, original, mirrors, name) {
-  const attachment = new Attachment(time, original, mirrors, name);
+function attach(time, original, observers, name) {
+  const attachment = new Attachment(time, original, observers, name);
   Object.defineProperty(time, kAttachment, { value: attachment, configurable: true });
   return attachment;
 }

@@ -10,9 +10,9 @@ module.exports = defineIntegration({
   name: 'worker',
   title: 'Worker threads and Piscina',
   subpath: './worker',
+  labels: [],
   packages: {},
   testedWith: { piscina: '>=4.0.0 <6' },
   internals: [],
   reach: [],
-  unpatch() {},
 });

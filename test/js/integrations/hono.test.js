@@ -63,3 +63,30 @@ test('hono: `route: false` labels the method alone; app.all() routes are routes;
     err: { name: 'TypeError', code: 'ERR_CUSTOMLABELS_INVALID_OPTION' },
   });
 });
+
+test('hono under register: an app on any of Hono\'s routers, the default SmartRouter or one it is given, is labelled', async () => {
+  const out = await runNode(
+    `const { Hono } = require('hono');
+    const { currentLabels } = require('.');
+    (async () => {
+      const seen = {};
+      for (const [name, make] of [
+        ['default', () => undefined],
+        ['RegExpRouter', () => new (require('hono/router/reg-exp-router').RegExpRouter)()],
+        ['TrieRouter', () => new (require('hono/router/trie-router').TrieRouter)()],
+        ['PatternRouter', () => new (require('hono/router/pattern-router').PatternRouter)()],
+        ['LinearRouter', () => new (require('hono/router/linear-router').LinearRouter)()],
+      ]) {
+        const router = make();
+        const app = new Hono(router === undefined ? {} : { router });
+        app.get('/u/:id', (c) => c.json(currentLabels()));
+        seen[name] = await (await app.request('/u/1')).json();
+      }
+      console.log(JSON.stringify(seen));
+    })();`,
+    { args: ['--require', './lib/register.js'] },
+  );
+  expect(out.stderr).toBe('');
+  const labelled = { method: 'GET', route: '/u/:id' };
+  expect(JSON.parse(out.stdout)).toEqual({ default: labelled, RegExpRouter: labelled, TrieRouter: labelled, PatternRouter: labelled, LinearRouter: labelled });
+});

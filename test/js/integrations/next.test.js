@@ -12,7 +12,7 @@
 
 const path = require('node:path');
 const { REGISTERED } = require('./harness');
-const { testIf } = require('../helpers');
+const { testIf, runNode } = require('../helpers');
 const e2e = require('./e2e/next');
 
 const peers = path.join(__dirname, '..', '..', 'peers');
@@ -42,4 +42,31 @@ describe.each([
   testHere(`${peer} ${otel}: in the route handler, the server component, the server action and the pages API route the reader sees method, route pattern and tenant`, () => {
     e2e.checkpoints(result, { otel: otel.startsWith('with') });
   });
+});
+
+// store.route has no renamed copy in test/versions (Next.js reads it itself:
+// a release without it does not build), so its guard is tested here, on
+// the work store's storage as register reaches it: a store without a route
+// pattern is one warning naming it, and the route runs, unlabelled.
+test('next: a work store without store.route is one warning naming it, and the route runs unlabelled', async () => {
+  const run = (first) =>
+    runNode(
+      `const integration = require('./lib/integrations/next/integration');
+      const { readConfig } = require('./lib/register/config');
+      const { currentLabels } = require('.');
+      const warnings = [];
+      process.on('warning', (w) => warnings.push(w.code + ': ' + w.message));
+      const storage = { run: (store, fn, ...args) => fn(...args) };
+      integration.apply(integration.reach[0], { workAsyncStorage: storage }, { version: '16.4.6', config: readConfig({}).config });
+      const seen = [storage.run(${first}, () => currentLabels()), storage.run({ route: '/u/[id]' }, () => currentLabels())];
+      setImmediate(() => console.log(JSON.stringify({ seen, warnings })));`,
+    );
+  const [moved, named] = await Promise.all([run("{ routeMoved: '/u/[id]' }"), run("{ route: '/v/[id]' }")]);
+  // The first store decides, for the process.
+  expect(JSON.parse(moved.stdout)).toEqual({
+    seen: [{}, {}],
+    warnings: [expect.stringMatching(/^CUSTOMLABELS_UNSUPPORTED_FRAMEWORK: customlabels\/next: next 16\.4\.6 is not supported \(supported: next 15\.x \|\| 16\.x\): store\.route, of the work store .* is missing\./)],
+  });
+  expect(named.stderr).toBe('');
+  expect(JSON.parse(named.stdout)).toEqual({ seen: [{ route: '/v/[id]' }, { route: '/u/[id]' }], warnings: [] });
 });

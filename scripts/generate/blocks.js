@@ -1,9 +1,9 @@
 'use strict';
 
-// Blocks of the README and docs/ that tests write: between
-// `<!-- <id>: made by <who>; do not edit -->` and `<!-- /<id> -->`. A test
-// renders what a block must hold, and fails when the file holds something
-// else; with CUSTOMLABELS_WRITE_DOCS=1 it writes it instead.
+// Blocks of the README and docs/ that are written, never edited by hand:
+// between `<!-- <id>: made by <who>; do not edit -->` and `<!-- /<id> -->`.
+// Their writer (scripts/generate.js, test/versions/run.js) renders what a
+// block must hold; a test fails when the file holds something else.
 
 const fs = require('node:fs');
 
