@@ -23,4 +23,5 @@ module.exports = Object.freeze([
   require('./amqplib/integration'),
   require('./worker/integration'),
   require('./pprof/integration'),
+  require('./socketio/integration'),
 ]);
