@@ -24,6 +24,7 @@
 
 const { PARCA, cutValue } = require('../integrations/kit/limits');
 const TABLE = require('../integrations');
+const { readMaxValues } = require('../integrations/kit/cardinality');
 
 // The names CUSTOMLABELS_INTEGRATIONS takes: those of the table's
 // integrations register applies (the others are by hand only).
@@ -53,11 +54,25 @@ const keyProblem = (key, reserved) =>
           ? `label name "${key}" is set by the ${reserved.get(key)} integration`
           : null;
 
+// The items of a comma-separated list; a comma inside brackets, braces or
+// parentheses (an allow-pattern's {1,32}) or after a backslash is the
+// item's own.
 function items(value) {
-  return value
-    .split(',')
-    .map((s) => s.trim())
-    .filter((s) => s !== '');
+  const out = [];
+  let depth = 0;
+  let start = 0;
+  for (let i = 0; i < value.length; i++) {
+    const c = value[i];
+    if (c === '\\') i += 1;
+    else if (c === '(' || c === '[' || c === '{') depth += 1;
+    else if ((c === ')' || c === ']' || c === '}') && depth > 0) depth -= 1;
+    else if (c === ',' && depth === 0) {
+      out.push(value.slice(start, i));
+      start = i + 1;
+    }
+  }
+  out.push(value.slice(start));
+  return out.map((s) => s.trim()).filter((s) => s !== '');
 }
 
 function integrations(value, problems) {
@@ -81,14 +96,17 @@ function integrations(value, problems) {
   return chosen;
 }
 
-// [[header (lower case), label], ...]
+// [[header (lower case), label, allow (a RegExp the whole value must
+// match, or null)], ...]: items header=label or header=label:pattern.
 function headers(value, problems, reserved) {
   const out = [];
   if (value === undefined) return out;
   for (const item of items(value)) {
     const eq = item.indexOf('=');
     const header = (eq < 0 ? item : item.slice(0, eq)).trim().toLowerCase();
-    const label = eq < 0 ? header : item.slice(eq + 1).trim();
+    const rest = eq < 0 ? header : item.slice(eq + 1).trim();
+    const colon = eq < 0 ? -1 : rest.indexOf(':');
+    const label = colon < 0 ? rest : rest.slice(0, colon).trim();
     if (!/^[!#$%&'*+.^_`|~0-9a-z-]+$/.test(header)) {
       problems.push(`CUSTOMLABELS_HEADERS: "${header}" is not a header name`);
       continue;
@@ -98,7 +116,16 @@ function headers(value, problems, reserved) {
       problems.push(`CUSTOMLABELS_HEADERS: ${problem}`);
       continue;
     }
-    out.push([header, label]);
+    let allow = null;
+    if (colon >= 0) {
+      try {
+        allow = new RegExp(`^(?:${rest.slice(colon + 1)})$`, 'u');
+      } catch (err) {
+        problems.push(`CUSTOMLABELS_HEADERS: the pattern of label "${label}" is not a regular expression (${err.message}); the header is left out`);
+        continue;
+      }
+    }
+    out.push([header, label, allow]);
   }
   return out;
 }
@@ -164,6 +191,10 @@ function readConfig(env = process.env) {
     labels: staticLabels(env.CUSTOMLABELS_LABELS, problems, reserved),
     otelAttributes: otelAttributes(env.CUSTOMLABELS_OTEL_ATTRIBUTES, problems),
   };
+  // (Read again where it applies, lib/integrations/kit/cardinality.js: what
+  // is wrong with it is said here, once, with the rest.)
+  const { problem } = readMaxValues(env.CUSTOMLABELS_MAX_VALUES);
+  if (problem !== null) problems.push(problem);
   const perRequest = 2 + config.headers.length + Object.keys(config.labels).length;
   if (perRequest > PARCA.MAX_LABELS) {
     problems.push(

@@ -27,6 +27,7 @@ const errors = require('../../core/errors');
 const { PARCA } = require('../kit/limits');
 const { versionOfFile } = require('../kit/versions');
 const { BoundedCache } = require('../kit/cache');
+const { capValue } = require('../kit/cardinality');
 
 const ANONYMOUS = '(anonymous)';
 const UNKNOWN = '(unknown)';
@@ -52,7 +53,9 @@ const operationOfKind = (name, type) => operations.get(`${type} ${name}`, () => 
 const UNKNOWN_OP = Object.freeze({ operation: UNKNOWN, type: UNKNOWN });
 const PERSISTED_OP = Object.freeze({ operation: PERSISTED, type: UNKNOWN });
 
-const labelName = (name) => (name === null ? ANONYMOUS : name.length > MAX_VALUE_BYTES ? name.slice(0, MAX_VALUE_BYTES) : name);
+// An operation name as its label holds it: cut, and capped (a client
+// chooses it: kit/cardinality.js).
+const labelName = (name) => (name === null ? ANONYMOUS : capValue('graphql.operation', name.length > MAX_VALUE_BYTES ? name.slice(0, MAX_VALUE_BYTES) : name));
 
 // graphql-js, as the app has it: resolved from here, else from the app's
 // directory (a layout where this package cannot see the app's packages),

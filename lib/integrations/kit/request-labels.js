@@ -20,6 +20,7 @@ const errors = require('../../core/errors');
 const { warnOnce } = require('../../core/warnings');
 const { cutValue } = require('./limits');
 const { BoundedCache } = require('./cache');
+const { capValue, OTHER } = require('./cardinality');
 
 const UNMATCHED = UNMATCHED_ROUTE.route;
 
@@ -37,8 +38,9 @@ function headerOf(request, name) {
 
 // What register adds to every request's labels, from its configuration
 // (`registered`: { labels, headers }, or null by hand): process labels (a
-// frozen object) and header labels (a function of the request), each null
-// if none.
+// frozen object) and header labels (a function of the request: each value
+// cut, OTHER where it fails its allow-pattern, and capped, kit/
+// cardinality.js), each null if none.
 function registeredParts(registered) {
   if (registered === null || registered === undefined) return { base: null, fromHeaders: null };
   const base = Object.keys(registered.labels).length > 0 ? Object.freeze({ ...registered.labels }) : null;
@@ -48,8 +50,9 @@ function registeredParts(registered) {
       ? null
       : (out, request) => {
           for (let i = 0; i < pairs.length; i++) {
-            const v = headerOf(request, pairs[i][0]);
-            if (v !== undefined) out[pairs[i][1]] = v;
+            const [header, label, allow] = pairs[i];
+            const v = headerOf(request, header);
+            if (v !== undefined) out[label] = allow !== null && allow !== undefined && !allow.test(v) ? OTHER : capValue(label, v);
           }
           return out;
         };

@@ -18,6 +18,7 @@
 
 const errors = require('../../core/errors');
 const { cutValue } = require('../kit/limits');
+const { capValue } = require('../kit/cardinality');
 
 // [attribute, label] in order of precedence; a label is given by the first
 // attribute present.
@@ -86,7 +87,9 @@ function labelsOfAttributes(attributes, mapping, route) {
     const transform = VALUE_OF[attribute];
     if (transform !== undefined) v = transform(v);
     if (out === null) out = {};
-    out[label] = cutValue(v);
+    // A route template is the app's; any other attribute may carry what a
+    // client chose (kit/cardinality.js).
+    out[label] = attribute === 'http.route' ? cutValue(v) : capValue(label, cutValue(v));
   }
   return out;
 }

@@ -33,6 +33,7 @@ const { AsyncResource } = require('node:async_hooks');
 const { Patcher } = require('../kit/patcher');
 const { memoOn } = require('../kit/cache');
 const { cutValue } = require('../kit/limits');
+const { capValue } = require('../kit/cardinality');
 const { configuredLabels, withLabelsOr, rejectedWarning } = require('../kit/request-labels');
 
 const EVENT = 'event';
@@ -57,7 +58,7 @@ let generation = 0;
 // number, kit/cache.js).
 function eventLabels(socket, event) {
   const connection = socket[kConnection];
-  return memoOn(socket, kEvents, event, () => Object.freeze({ ...connection, [EVENT]: cutValue(String(event)) }), 64);
+  return memoOn(socket, kEvents, event, () => Object.freeze({ ...connection, [EVENT]: capValue(EVENT, cutValue(String(event))) }), 64);
 }
 
 // fn() under `labels`; unlabelled (one warning) where they cannot be
