@@ -97,6 +97,7 @@
             "src/reader/reader_profiles.cc",
             "src/reader/reader_sights.cc",
             "src/reader/reader_verdicts.cc",
+            "src/reader/writers.cc",
             "src/reader/report.cc",
             "src/reader/sample.cc",
             "src/reader/sample_table.cc"

@@ -17,6 +17,7 @@ const { InternTable } = require('./intern');
 const { createPublisher } = require('./publisher');
 const { createSwitcher } = require('./switcher');
 const { decideMode, readModeConfig } = require('./mode');
+const { watchOtherWriters } = require('./other-writers');
 
 // The store of a scope: its set, or, where no label is left (null),
 // undefined, never null: a reader walking V8's continuation data takes
@@ -154,6 +155,10 @@ function createThread(binding, env = process.env) {
       framer = add === null ? null : { frames, add };
     },
   };
+  // Other writers of the same standards (lib/core/other-writers.js): looked
+  // for on the main thread a second and ten seconds in (a profiler loads its
+  // module and publishes its context as the app starts), once labels ran.
+  if (isMainThread) watchOtherWriters(() => (mode === null ? null : mode.hooks));
   return thread;
 }
 

@@ -11,6 +11,7 @@
 #include "process_context.h"
 #include "reader_verdicts.h"
 #include "report.h"
+#include "writers.h"
 
 namespace customlabels::reader {
 
@@ -154,8 +155,19 @@ int RunCheck(const Options& o) {
       std::vector<ReadThreadOf> threads;
       for (const auto& [tid, r] : reads) threads.push_back({tid, &r});
       const ProcessMode mode = ModeOf(threads, pc);
-      const std::vector<ReaderVerdict> verdicts = Verdicts(*t, *parca, pc, threads);
-      readers = o.json ? JsonVerdicts(*parca, mode, verdicts) : TextVerdicts(*parca, mode, verdicts);
+      std::vector<ReaderVerdict> verdicts = Verdicts(*t, *parca, pc, threads);
+      // Other writers of the same symbols, and what each reader's own rule
+      // makes of them.
+      std::string error;
+      const ProcessWriters writers = FindWriters(pid, ReadMappings(pid, &error));
+      AmendVerdicts(writers, mode.hookfree(), &verdicts);
+      if (o.json) {
+        readers = JsonVerdicts(*parca, mode, verdicts);
+        // {"writers":{..}, ...the verdicts' fields}
+        if (!readers.empty() && readers[0] == '{') readers = "{\"writers\":" + JsonWriters(writers) + "," + readers.substr(1);
+      } else {
+        readers = TextWriters(writers) + TextVerdicts(*parca, mode, verdicts);
+      }
     }
   }
   if (context) {

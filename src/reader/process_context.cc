@@ -206,11 +206,14 @@ bool IsProcessContextName(const Mapping& m) {
   return !m.deleted && (m.path == "[anon_shmem:OTEL_CTX]" || m.path == "[anon:OTEL_CTX]");
 }
 
+// The last, as the readers take it (opentelemetry-ebpf-profiler's
+// processinfo.go reassigns the context for each mapping it reads).
 const Mapping* FindProcessContextMapping(const std::vector<Mapping>& maps) {
+  const Mapping* found = nullptr;
   for (const Mapping& m : maps) {
-    if (IsProcessContextName(m) && (m.perms.size() < 3 || m.perms[2] != 'x')) return &m;
+    if (IsProcessContextName(m) && (m.perms.size() < 3 || m.perms[2] != 'x')) found = &m;
   }
-  return nullptr;
+  return found;
 }
 
 std::optional<ProcessContext> ReadLiveProcessContext(pid_t pid) {

@@ -86,7 +86,8 @@ ProcessContext ReadProcessContext(const MemorySource& memory, uint64_t address, 
 // Whether a mapping is a process context by its name: /memfd:OTEL_CTX
 // (deleted or not), [anon_shmem:OTEL_CTX] or [anon:OTEL_CTX].
 bool IsProcessContextName(const Mapping& mapping);
-// The first such mapping that is not executable, or nullptr.
+// The last such mapping that is not executable (the one readers decode), or
+// nullptr.
 const Mapping* FindProcessContextMapping(const std::vector<Mapping>& maps);
 
 // The live process's context: nullopt when it has none (no such mapping).

@@ -584,7 +584,7 @@ describe('sample: tenants 1:2:3 in requests of 50 promise jobs of ~20 µs, inter
       const labelled = tenants.reduce((n, t) => n + (samples[t] ?? 0), 0);
       shares = tenants.map((t) => (samples[t] ?? 0) / labelled);
       const unfit = unfitWindow(rows[0], 2500);
-      if (unfit === null || attempts === 3 || shares.every((x, i) => Math.abs(x - truth[i]) < 0.02)) break;
+      if (unfit === null || attempts === 3) break;
       console.log(`sample, attempt ${attempts}: ${unfit}; taken again`);
     }
     console.log(`sample: ${attempts} attempt${attempts === 1 ? '' : 's'}`);
