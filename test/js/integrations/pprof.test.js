@@ -284,7 +284,7 @@ describe('bad input and versions it does not support', () => {
     try {
       expect(instrument(moved)).toBe(false);
       expect(instrument(moved)).toBe(false);
-      expect(emitWarning.mock.calls.map((c) => [c[1].code, c[0]])).toEqual([
+      expect(emitWarning.mock.calls.filter((c) => c[1].code !== 'CUSTOMLABELS_OTHER_WRITER').map((c) => [c[1].code, c[0]])).toEqual([
         ['CUSTOMLABELS_UNSUPPORTED_FRAMEWORK', expect.stringMatching(/^customlabels\/pprof: @datadog\/pprof of an unknown version is not supported \(supported: @datadog\/pprof >=5\.14\.0 <6\): time\.runWithContext, and the entry it adds to .* is missing\. It is left unpatched/)],
       ]);
     } finally {
