@@ -15,7 +15,9 @@
 //   - another module exports otel_thread_ctx_v1 (hooks on: OTEP 4947's
 //     readers may read that module's record);
 //   - two process contexts or more: readers name every thread's attributes
-//     with the last one's key map.
+//     with the last one's key map;
+//   - another writer published the process context first (customlabels
+//     then publishes none).
 // `customlabels check <pid> --readers` says which reader uses what.
 // Linux only (it reads /proc/self/maps and the modules' ELF files).
 
@@ -102,10 +104,15 @@ function findOtherWriters() {
 }
 
 // Warns once where another writer may take a reader from customlabels'
-// labels (`hooks`: whether this thread switches); returns what it found.
-function checkOtherWriters(hooks) {
+// labels (`hooks`: whether this thread switches; `context`: the state of
+// customlabels' process context, 'other-publisher' where another writer
+// published one first and customlabels none); returns what it found.
+function checkOtherWriters(hooks, context = null) {
   const found = findOtherWriters();
   const problems = [];
+  if (context === 'other-publisher') {
+    problems.push("another writer published the process context (OTEL_CTX) first, so customlabels publishes none: OpenTelemetry readers decode that one's schema and keys, not customlabels' (OTEP 4719 allows one)");
+  }
   for (const { path, symbols } of found.modules) {
     if (!hooks && symbols.includes(NODEJS)) problems.push(`${path} exports ${NODEJS} too: a reader that walks V8's continuation data (the OpenTelemetry Node.js design) keeps one such module per process, and may walk that one`);
     if (symbols.includes(TLS)) problems.push(`${path} exports ${TLS} too: an OTEP 4947 reader keeps one such module per process, and may read that one`);
@@ -118,14 +125,14 @@ function checkOtherWriters(hooks) {
 }
 
 // Checks at each of `delays` (ms, timers that keep no process alive) where
-// `hooksNow()` says a mode was decided (null: no label ran yet; the check
-// waits for the next).
-function watchOtherWriters(hooksNow, delays = [1000, 10000]) {
+// `stateNow()` says a mode was decided ({ hooks, context }; null: no label
+// ran yet, the check waits for the next).
+function watchOtherWriters(stateNow, delays = [1000, 10000]) {
   if (process.platform !== 'linux') return;
   for (const delay of delays) {
     setTimeout(() => {
-      const hooks = hooksNow();
-      if (hooks !== null) checkOtherWriters(hooks);
+      const state = stateNow();
+      if (state !== null) checkOtherWriters(state.hooks, state.context);
     }, delay).unref();
   }
 }

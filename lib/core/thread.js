@@ -158,7 +158,7 @@ function createThread(binding, env = process.env) {
   // Other writers of the same standards (lib/core/other-writers.js): looked
   // for on the main thread a second and ten seconds in (a profiler loads its
   // module and publishes its context as the app starts), once labels ran.
-  if (isMainThread) watchOtherWriters(() => (mode === null ? null : mode.hooks));
+  if (isMainThread) watchOtherWriters(() => (mode === null ? null : { hooks: mode.hooks, context: records ? binding.processContext().state : null }));
   return thread;
 }
 

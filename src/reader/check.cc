@@ -160,7 +160,7 @@ int RunCheck(const Options& o) {
       // makes of them.
       std::string error;
       const ProcessWriters writers = FindWriters(pid, ReadMappings(pid, &error));
-      AmendVerdicts(writers, mode.hookfree(), &verdicts);
+      AmendVerdicts(writers, mode, &verdicts);
       if (o.json) {
         readers = JsonVerdicts(*parca, mode, verdicts);
         // {"writers":{..}, ...the verdicts' fields}

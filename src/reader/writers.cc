@@ -92,7 +92,9 @@ ProcessWriters FindWriters(pid_t pid, const std::vector<Mapping>& maps) {
   return out;
 }
 
-void AmendVerdicts(const ProcessWriters& writers, bool hookfree, std::vector<ReaderVerdict>* verdicts) {
+void AmendVerdicts(const ProcessWriters& writers, const ProcessMode& mode, std::vector<ReaderVerdict>* verdicts) {
+  const bool hookfree = mode.hookfree();
+  const bool foreign = mode.schema == "nodejs_v1_dev" && mode.labelled > 0 && mode.labelled_hookfree == 0;
   const std::vector<std::string> tls = Exporters(writers, [](const ModuleWriter& m) { return m.tls_v1; });
   const std::vector<std::string> nodejs = Exporters(writers, [](const ModuleWriter& m) { return m.nodejs_v1; });
   for (ReaderVerdict& v : *verdicts) {
@@ -102,6 +104,18 @@ void AmendVerdicts(const ProcessWriters& writers, bool hookfree, std::vector<Rea
     // With hooks on the process context says tlsdesc_v1_dev: the design
     // doc's readers follow otel_thread_ctx_v1 then, not the walk.
     if (id == KnownReaderId::kOtelNodejs && hookfree && nodejs.size() > 1) Ambiguous(&v, kNodejsSymbol, nodejs);
+    if (otel && foreign) {
+      v.answer = ReaderVerdict::Answer::kSeesNothing;
+      v.brief = "no: the process context is another writer's (nodejs_v1_dev)";
+      v.text = "the process context says nodejs_v1_dev while every labelled thread runs with hooks, so it is "
+               "another writer's: customlabels, with hooks, says tlsdesc_v1_dev, and publishes none where "
+               "another writer published first (OTEP 4719 allows one). " +
+               std::string(id == KnownReaderId::kOtelTls
+                               ? "This reader takes tlsdesc_v1_dev only: customlabels' records go unread (their attributes have no keys in that context)."
+                               : "This reader walks from otel_thread_ctx_nodejs_v1 then, which customlabels, with hooks, does not publish: it reads the other writer's context.");
+      v.todo = "turn the other writer's process context off (dd-trace: leave DD_TRACE_OTEL_CTX_ENABLED unset)";
+      continue;
+    }
     if (otel && writers.contexts.size() > 1) {
       if (v.answer == ReaderVerdict::Answer::kSees) v.answer = ReaderVerdict::Answer::kPartly;
       if (v.brief.rfind("maybe", 0) != 0) v.brief = "maybe: " + std::to_string(writers.contexts.size()) + " process contexts";

@@ -47,9 +47,11 @@ ProcessWriters FindWriters(pid_t pid, const std::vector<Mapping>& maps);
 
 // Amends `verdicts` where another writer decides what a reader uses: a
 // reader that keeps one module per process (PR #1229's rule) among two or
-// more exporters of its symbol, or two process contexts. `hookfree`: the
-// process runs without hooks (the design doc's walk is what readers follow).
-void AmendVerdicts(const ProcessWriters& writers, bool hookfree, std::vector<ReaderVerdict>* verdicts);
+// more exporters of its symbol, two process contexts, or a process context
+// that is not customlabels' (it says nodejs_v1_dev while every labelled
+// thread has hooks: customlabels, with hooks, says tlsdesc_v1_dev, and
+// publishes none where another writer published first).
+void AmendVerdicts(const ProcessWriters& writers, const ProcessMode& mode, std::vector<ReaderVerdict>* verdicts);
 
 // A text section ("writers of the standard symbols in this process: ..."),
 // and its JSON ({"modules":[{"path":..,"symbols":[..]}],"contexts":[..]}).
