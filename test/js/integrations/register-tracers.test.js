@@ -3,7 +3,8 @@
 // customlabels/register in the same process as OpenTelemetry's
 // auto-instrumentations (@opentelemetry/auto-instrumentations-node/register)
 // and Datadog's dd-trace (dd-trace/init), in both load orders: none of the
-// three loses anything. Read from outside, every checkpoint has the
+// three loses its labels, spans or traces (the OpenTelemetry process
+// context is dd-trace's, published first: customlabels says so). Read from outside, every checkpoint has the
 // request's method, route and tenant and the ids of OpenTelemetry's active
 // span; OpenTelemetry exports its spans (with the route) and dd-trace its
 // traces (with the route as resource) to a collector here, on 127.0.0.1.
@@ -89,7 +90,15 @@ describe.each(ORDERS)('%s', (order, nodeOptions) => {
   afterAll(() => sink.server.close());
 
   test(`${order}: every request was served, and the app exited cleanly`, () => {
-    expect(run.stderr).toBe('');
+    // dd-trace 6 publishes an OTEP 4719 process context of its own at
+    // start, before customlabels needs one, which then publishes none: a
+    // second after its first label customlabels says so, once
+    // (lib/core/other-writers.js; docs/readers.md), where the app still
+    // runs then. Nothing else reaches stderr.
+    const lines = run.stderr.split('\n').filter((l) => l !== '' && !l.startsWith('(Use `node --trace-warnings'));
+    const otherWriter = /^\(node:\d+\) \[CUSTOMLABELS_OTHER_WRITER\] Warning: customlabels: another writer published the process context \(OTEL_CTX\) first/;
+    expect(lines.filter((l) => !otherWriter.test(l))).toEqual([]);
+    expect(lines.filter((l) => otherWriter.test(l)).length).toBeLessThanOrEqual(1);
     expect(run.code).toBe(0);
     expect(responses.map((r) => r.status)).toEqual(Array(6).fill(200));
   });
