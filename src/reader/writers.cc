@@ -113,7 +113,7 @@ void AmendVerdicts(const ProcessWriters& writers, const ProcessMode& mode, std::
                std::string(id == KnownReaderId::kOtelTls
                                ? "This reader takes tlsdesc_v1_dev only: customlabels' records go unread (their attributes have no keys in that context)."
                                : "This reader walks from otel_thread_ctx_nodejs_v1 then, which customlabels, with hooks, does not publish: it reads the other writer's context.");
-      v.todo = "turn the other writer's process context off (dd-trace: leave DD_TRACE_OTEL_CTX_ENABLED unset)";
+      v.todo = "read customlabels' labels through custom_labels_current_set (the Parca agent, Custom Label ABI v1 readers): dd-trace (5.132, 6) publishes its process context whenever it starts (service discovery), and no setting of its turns that off";
       continue;
     }
     if (otel && writers.contexts.size() > 1) {

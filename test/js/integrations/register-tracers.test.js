@@ -90,7 +90,7 @@ describe.each(ORDERS)('%s', (order, nodeOptions) => {
   afterAll(() => sink.server.close());
 
   test(`${order}: every request was served, and the app exited cleanly`, () => {
-    // dd-trace 6 publishes an OTEP 4719 process context of its own at
+    // dd-trace publishes an OTEP 4719 process context of its own at
     // start, before customlabels needs one, which then publishes none: a
     // second after its first label customlabels says so, once
     // (lib/core/other-writers.js; docs/readers.md), where the app still
