@@ -557,14 +557,15 @@ describe('sample: tenants 1:2:3 in requests of 50 promise jobs of ~20 µs, inter
   });
   afterAll(() => stop(child));
 
-  test('the shares sampled from outside are within 2 points of the CPU each tenant\'s jobs used', async () => {
+  test('the shares sampled from outside are within sampling error of the CPU each tenant\'s jobs used', async () => {
     // ~5000 samples of the thread: a share's sampling error is ~0.7 points
     // (one standard deviation). Windows are summed until they hold more
     // than 2500 samples of the thread (up to 4 windows): a window where the
-    // target starved adds what it has. A window where the reader was late
-    // at more than 5% of its ticks (its samples then come in bursts) is
-    // left out, named. (The causes are the machine's: CI runs suites side
-    // by side.) A miss in what was summed fails.
+    // target starved adds what it has, and says so, with how late the
+    // reader was (CI runs suites side by side on 2 CPUs: a reader at
+    // 1000 Hz is late at a fifth of its ticks there, which bunches its
+    // samples but takes no tenant's side). A miss in what was summed
+    // fails.
     const tenants = ['a', 'b', 'c'];
     const samples = { a: 0, b: 0, c: 0 };
     const spent = [0, 0, 0];
@@ -579,11 +580,7 @@ describe('sample: tenants 1:2:3 in requests of 50 promise jobs of ~20 µs, inter
       expect(r.code).toBe(0);
       const rows = jsonLines(r.stdout).filter((row) => row.tid === child.pid);
       const late = lateWindow(rows[0]);
-      if (late !== null) {
-        console.log(`sample, window ${windows}: ${late}; left out`);
-        continue;
-      }
-      if (rows[0].thread_samples <= 2500) console.log(`sample, window ${windows}: the target had ${rows[0].thread_samples} samples; another window is added`);
+      if (rows[0].thread_samples + threadSamples <= 2500) console.log(`sample, window ${windows}: the target had ${rows[0].thread_samples} samples${late === null ? '' : ` (${late})`}; another window is added`);
       for (const row of rows) if (samples[row.value] !== undefined) samples[row.value] += row.samples;
       threadSamples += rows[0].thread_samples;
       tenants.forEach((t, i) => (spent[i] += after[t] - before[t]));
@@ -595,9 +592,15 @@ describe('sample: tenants 1:2:3 in requests of 50 promise jobs of ~20 µs, inter
     expect(threadSamples).toBeGreaterThan(2500);
     expect(truth[0]).toBeLessThan(truth[1]);
     expect(truth[1]).toBeLessThan(truth[2]);
-    expect(shares.map((x, i) => Math.abs(x - truth[i]) < 0.02)).toEqual([true, true, true]);
+    // Within 2 points, or 4 standard errors of a share of that many
+    // labelled samples where that is wider (sqrt(p(1-p)/n): 2.8 points at
+    // 5000 samples and p = 1/2; a set on the wrong tenant moves a share by
+    // 16 points or more).
+    const allowed = truth.map((p) => Math.max(0.02, 4 * Math.sqrt((p * (1 - p)) / labelled)));
+    console.log(`shares ${shares.map((x) => x.toFixed(3))}, truth ${truth.map((x) => x.toFixed(3))}, allowed ±${allowed.map((x) => x.toFixed(3))}, ${threadSamples} samples`);
+    expect(shares.map((x, i) => Math.abs(x - truth[i]) <= allowed[i])).toEqual([true, true, true]);
     const { strategy } = await published();
-    console.log(`shares ${shares.map((x) => x.toFixed(3))}, truth ${truth.map((x) => x.toFixed(3))}, ${threadSamples} samples, switch ${strategy}`);
+    console.log(`switch ${strategy}`);
   }, 90000);
 });
 
@@ -649,7 +652,7 @@ describe('sample', () => {
       const labelled = tenants.reduce((n, t) => n + (samples[t] ?? 0), 0);
       shares = tenants.map((t) => (samples[t] ?? 0) / labelled);
       const unfit = unfitWindow(rows[0], 750);
-      if (unfit === null || attempts === 3 || shares.every((x, i) => Math.abs(x - truth[i]) < 0.05)) break;
+      if (unfit === null || attempts === 3) break;
       console.log(`sample, attempt ${attempts}: ${unfit}; taken again`);
     }
     console.log(`sample: ${attempts} attempt${attempts === 1 ? '' : 's'}`);
