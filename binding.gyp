@@ -22,6 +22,7 @@
             "src/core/scratch_build.cc",
             "src/core/thread_context_record.cc",
             "src/core/tls_descriptor.cc",
+            "src/core/node_mirrors.cc",
             # After abi.cc and otel_thread_ctx.cc: the linker lays TLS out in
             # input order, and their two pointers stay adjacent (one typed
             # array switches both, lib/core/publisher.js).

@@ -32,15 +32,20 @@ function readModeConfig(env = process.env) {
 }
 
 // The set that carries nothing of the app's (a record with trace ids only,
-// or, without records, one label) that the layout probe walks to.
+// or, without records, one label) that the layout probe walks to. Where no
+// record can be made (another writer published the process context first,
+// so records carry nothing: dd-trace's), the label.
 function writeProbeSet(writer, reader, records) {
+  const write = (labels, trace) => {
+    const updates = reader.read(labels);
+    try {
+      return writer.write(null, updates, trace);
+    } finally {
+      updates.clear();
+    }
+  };
   const trace = records ? TraceContext.fromHex(`${'0'.repeat(31)}1`, `${'0'.repeat(15)}1`, 0) : null;
-  const updates = reader.read(records ? {} : { 'customlabels.probe': '1' });
-  try {
-    return writer.write(null, updates, trace);
-  } finally {
-    updates.clear();
-  }
+  return (records ? write({}, trace) : null) ?? write({ 'customlabels.probe': '1' }, null);
 }
 
 // The thread's mode: { wanted, hooks, node, reason, writer }, frozen.

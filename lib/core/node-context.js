@@ -101,6 +101,8 @@ function load(binding, als) {
 // the node context as published, or unavailable(reason).
 function publishNodeContext(binding, als, loaded, probe) {
   const { discovery, layout } = loaded;
+  // (A set the walk must find: run(null) would put null in the frame.)
+  if (probe === null) return unavailable('the layout probe has no set to walk to', loaded.unitFile);
   try {
     als.run(probe, () => expectWalk(binding, discovery, layout, probe));
     expectWalk(binding, discovery, layout, null);

@@ -106,15 +106,25 @@ function findOtherWriters() {
 // Warns once where another writer may take a reader from customlabels'
 // labels (`hooks`: whether this thread switches; `context`: the state of
 // customlabels' process context, 'other-publisher' where another writer
-// published one first and customlabels none); returns what it found.
-function checkOtherWriters(hooks, context = null) {
+// published one first and customlabels none; `mirror(path)`: where this
+// thread published its node context, binding.mirrorNodeContext, which gives
+// another module's unclaimed otel_thread_ctx_nodejs_v1 customlabels'
+// discovery, so a reader that keeps that module walks customlabels'
+// AsyncLocalStorage all the same); returns what it found, each module with
+// its `mirror` state where one was asked.
+function checkOtherWriters(hooks, context = null, mirror = null) {
   const found = findOtherWriters();
   const problems = [];
   if (context === 'other-publisher') {
     problems.push("another writer published the process context (OTEL_CTX) first, so customlabels publishes none: OpenTelemetry readers decode that one's schema and keys, not customlabels' (OTEP 4719 allows one)");
   }
-  for (const { path, symbols } of found.modules) {
-    if (!hooks && symbols.includes(NODEJS)) problems.push(`${path} exports ${NODEJS} too: a reader that walks V8's continuation data (the OpenTelemetry Node.js design) keeps one such module per process, and may walk that one`);
+  for (const module of found.modules) {
+    const { path, symbols } = module;
+    if (!hooks && symbols.includes(NODEJS)) {
+      module.mirror = mirror === null ? 'absent' : mirror(path);
+      if (module.mirror === 'claimed') problems.push(`${path} exports ${NODEJS} too, and its own context is in use on this thread (dd-trace's DD_TRACE_OTEL_CTX_ENABLED): a reader that walks V8's continuation data (the OpenTelemetry Node.js design) keeps one such module per process, and through that one reads that writer's records, not customlabels'`);
+      else if (module.mirror !== 'mirrored') problems.push(`${path} exports ${NODEJS} too: a reader that walks V8's continuation data (the OpenTelemetry Node.js design) keeps one such module per process, and may walk that one`);
+    }
     if (symbols.includes(TLS)) problems.push(`${path} exports ${TLS} too: an OTEP 4947 reader keeps one such module per process, and may read that one`);
   }
   if (found.contexts > 1) problems.push(`the process has ${found.contexts} process contexts (OTEL_CTX): readers decode the last one's keys`);
@@ -124,17 +134,29 @@ function checkOtherWriters(hooks, context = null) {
   return found;
 }
 
+// Gives every other module's unclaimed otel_thread_ctx_nodejs_v1 this
+// thread's discovery (`mirror(path)`, as above), without a warning: where a
+// thread first publishes its node context (workers: their own copies).
+function mirrorOtherWriters(mirror) {
+  if (process.platform !== 'linux') return [];
+  const states = [];
+  for (const { path, symbols } of findOtherWriters().modules) {
+    if (symbols.includes(NODEJS)) states.push({ path, mirror: mirror(path) });
+  }
+  return states;
+}
+
 // Checks at each of `delays` (ms, timers that keep no process alive) where
-// `stateNow()` says a mode was decided ({ hooks, context }; null: no label
-// ran yet, the check waits for the next).
+// `stateNow()` says a mode was decided ({ hooks, context, mirror }; null: no
+// label ran yet, the check waits for the next).
 function watchOtherWriters(stateNow, delays = [1000, 10000]) {
   if (process.platform !== 'linux') return;
   for (const delay of delays) {
     setTimeout(() => {
       const state = stateNow();
-      if (state !== null) checkOtherWriters(state.hooks, state.context);
+      if (state !== null) checkOtherWriters(state.hooks, state.context, state.mirror);
     }, delay).unref();
   }
 }
 
-module.exports = { checkOtherWriters, findOtherWriters, exportedOf, watchOtherWriters };
+module.exports = { checkOtherWriters, findOtherWriters, exportedOf, mirrorOtherWriters, watchOtherWriters };

@@ -17,7 +17,7 @@ const { InternTable } = require('./intern');
 const { createPublisher } = require('./publisher');
 const { createSwitcher } = require('./switcher');
 const { decideMode, readModeConfig } = require('./mode');
-const { watchOtherWriters } = require('./other-writers');
+const { mirrorOtherWriters, watchOtherWriters } = require('./other-writers');
 
 // The store of a scope: its set, or, where no label is left (null),
 // undefined, never null: a reader walking V8's continuation data takes
@@ -37,6 +37,9 @@ function createThread(binding, env = process.env) {
   let hooksOption; // configure({ hooks }) on this thread, if called
   let mode = null;
   let framer = null; // { frames, add } (setFramer)
+  // Another module's unclaimed otel_thread_ctx_nodejs_v1 gets this thread's
+  // node context too (lib/core/other-writers.js), once it is published.
+  const mirror = (path) => binding.mirrorNodeContext(path);
 
   const run = (store, fn) => (framer === null ? als.run(store, fn) : framer.frames.run(als, store, fn, framer.add));
   const enterWith = (store) => (framer === null ? als.enterWith(store) : framer.frames.enter(als, store, framer.add));
@@ -51,7 +54,10 @@ function createThread(binding, env = process.env) {
 
     // The thread's mode (lib/core/mode.js), decided at the first call.
     mode() {
-      if (mode === null) mode = decideMode({ binding, als, reader, records, config, hooksOption });
+      if (mode === null) {
+        mode = decideMode({ binding, als, reader, records, config, hooksOption });
+        if (!mode.hooks) mirrorOtherWriters(mirror);
+      }
       return mode;
     },
 
@@ -158,7 +164,7 @@ function createThread(binding, env = process.env) {
   // Other writers of the same standards (lib/core/other-writers.js): looked
   // for on the main thread a second and ten seconds in (a profiler loads its
   // module and publishes its context as the app starts), once labels ran.
-  if (isMainThread) watchOtherWriters(() => (mode === null ? null : { hooks: mode.hooks, context: records ? binding.processContext().state : null }));
+  if (isMainThread) watchOtherWriters(() => (mode === null ? null : { hooks: mode.hooks, context: records ? binding.processContext().state : null, mirror: mode.hooks ? null : mirror }));
   return thread;
 }
 

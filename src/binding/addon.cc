@@ -8,6 +8,7 @@
 #include "../core/abi.h"
 #include "../core/native_builder.h"
 #include "../core/node_context.h"
+#include "../core/node_mirrors.h"
 #include "../core/node_walk.h"
 #include "../core/otel_thread_ctx.h"
 #include "../core/process_context_payload.h"
@@ -60,6 +61,7 @@ Addon::Addon(Napi::Env env, Napi::Object exports) {
                            InstanceMethod("labelsOf", &Addon::LabelsOf),
                            InstanceMethod("publishNodeContext", &Addon::PublishNodeContext),
                            InstanceMethod("clearNodeContext", &Addon::ClearNodeContext),
+                           InstanceMethod("mirrorNodeContext", &Addon::MirrorNodeContext),
                            InstanceMethod("walkNodeContext", &Addon::WalkNodeContext),
                            InstanceMethod("useNodeSchema", &Addon::UseNodeSchema),
                            InstanceMethod("clearWhenIdle", &Addon::ClearWhenIdle),
@@ -292,6 +294,13 @@ Napi::Value Addon::PublishNodeContext(const Napi::CallbackInfo& info) {
 Napi::Value Addon::ClearNodeContext(const Napi::CallbackInfo& info) {
   core::ClearNodeDiscovery();
   return info.Env().Undefined();
+}
+
+Napi::Value Addon::MirrorNodeContext(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  if (!info[0].IsString()) throw Napi::TypeError::New(env, "mirrorNodeContext(): path must be a string");
+  const core::MirrorState state = core::AddNodeMirror(info[0].As<Napi::String>().Utf8Value(), otel_thread_ctx_nodejs_v1);
+  return Napi::String::New(env, core::MirrorStateName(state));
 }
 
 Napi::Value Addon::WalkNodeContext(const Napi::CallbackInfo& info) {

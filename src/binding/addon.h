@@ -55,6 +55,11 @@ class Addon final : public Napi::Addon<Addon> {
   Napi::Value PublishNodeContext(const Napi::CallbackInfo& info);
   // clearNodeContext(): clears them, gates first.
   Napi::Value ClearNodeContext(const Napi::CallbackInfo& info);
+  // mirrorNodeContext(path) -> 'mirrored' | 'claimed' | 'absent': another
+  //   loaded module's otel_thread_ctx_nodejs_v1 gets this thread's (and
+  //   every later publication's) discovery where it is unclaimed
+  //   (core/node_mirrors.h).
+  Napi::Value MirrorNodeContext(const Napi::CallbackInfo& info);
   // walkNodeContext(discovery, layout) -> {status, labelSet, record}: the
   //   readers' walk (core/node_walk.h) over this process's memory, reading
   //   through a pipe so that a wrong layout fails instead of faulting.

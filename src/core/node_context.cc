@@ -2,6 +2,8 @@
 
 #include <atomic>
 
+#include "node_mirrors.h"
+
 extern "C" {
 __attribute__((used)) __thread otel_thread_ctx_nodejs_v1_t otel_thread_ctx_nodejs_v1 = {};
 __attribute__((used)) __thread const uint64_t* custom_labels_als_handle = nullptr;
@@ -32,29 +34,51 @@ const uint64_t* Pointer(uint64_t address) noexcept {
 
 }  // namespace
 
+void WriteDiscoveryStruct(otel_thread_ctx_nodejs_v1_t* to, const otel_thread_ctx_nodejs_v1_t& from) noexcept {
+  EraseDiscoveryStruct(to);
+  Store(&to->als_handle, from.als_handle);
+  Store(&to->als_identity_hash, from.als_identity_hash);
+  Store(&to->record_slot_offset, from.record_slot_offset);
+  Store(&to->undefined_addr, from.undefined_addr);
+  // The gate last: a reader sees zero, or everything above.
+  Store(&to->cped_slot, from.cped_slot);
+}
+
+void EraseDiscoveryStruct(otel_thread_ctx_nodejs_v1_t* to) noexcept {
+  // The gate first.
+  Store(&to->cped_slot, static_cast<const uint64_t*>(nullptr));
+  Store(&to->als_handle, static_cast<const uint64_t*>(nullptr));
+  Store(&to->als_identity_hash, 0);
+  Store(&to->record_slot_offset, uint8_t{0});
+  Store(&to->undefined_addr, uint64_t{0});
+}
+
 void PublishNodeDiscovery(const NodeDiscovery& d) noexcept {
   ClearNodeDiscovery();
-  otel_thread_ctx_nodejs_v1_t& s = otel_thread_ctx_nodejs_v1;
-  Store(&s.als_handle, Pointer(d.als_handle));
-  Store(&s.als_identity_hash, d.als_identity_hash);
-  Store(&s.record_slot_offset, static_cast<uint8_t>(d.record_slot_offset));
-  Store(&s.undefined_addr, d.undefined_value);
+  otel_thread_ctx_nodejs_v1_t s = {};
+  s.cped_slot = Pointer(d.cped_slot);
+  s.als_handle = Pointer(d.als_handle);
+  s.als_identity_hash = d.als_identity_hash;
+  s.record_slot_offset = static_cast<uint8_t>(d.record_slot_offset);
+  s.undefined_addr = d.undefined_value;
   Store(&custom_labels_als_identity_hash, d.als_identity_hash);
-  // The gates last: a reader sees zero, or everything above.
+  // The Parca agent's gate, then the design doc's.
   Store(&custom_labels_als_handle, Pointer(d.als_handle));
-  Store(&s.cped_slot, Pointer(d.cped_slot));
+  WriteDiscoveryStruct(&otel_thread_ctx_nodejs_v1, s);
+  MirrorNodeDiscovery(s);
 }
 
 void ClearNodeDiscovery() noexcept {
   otel_thread_ctx_nodejs_v1_t& s = otel_thread_ctx_nodejs_v1;
+  if (Load(&s.cped_slot) != nullptr) {
+    const otel_thread_ctx_nodejs_v1_t ours = {Load(&s.cped_slot), Load(&s.als_handle), Load(&s.als_identity_hash),
+                                              Load(&s.record_slot_offset), {0, 0, 0}, Load(&s.undefined_addr)};
+    ClearNodeMirrors(ours);
+  }
   // The gates first.
-  Store(&s.cped_slot, static_cast<const uint64_t*>(nullptr));
+  EraseDiscoveryStruct(&s);
   Store(&custom_labels_als_handle, static_cast<const uint64_t*>(nullptr));
   Store(&custom_labels_als_identity_hash, 0);
-  Store(&s.als_handle, static_cast<const uint64_t*>(nullptr));
-  Store(&s.als_identity_hash, 0);
-  Store(&s.record_slot_offset, uint8_t{0});
-  Store(&s.undefined_addr, uint64_t{0});
 }
 
 namespace {

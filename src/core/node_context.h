@@ -81,10 +81,17 @@ inline constexpr size_t kParcaSetOffset = 24;
 inline constexpr size_t kParcaTokenOffset = 32;
 
 // Fills the calling thread's structs: every other field first, then the
-// gates (the Parca handle, then `cped_slot`), each after a signal fence.
+// gates (the Parca handle, then `cped_slot`), each after a signal fence;
+// then other modules' unclaimed copies (node_mirrors.h).
 void PublishNodeDiscovery(const NodeDiscovery& d) noexcept;
-// Clears them, gates first. Safe to call when nothing was published.
+// Clears them, gates first (the mirrors before our own). Safe to call when
+// nothing was published.
 void ClearNodeDiscovery() noexcept;
+
+// One struct's stores, in the order above: `to` gets `from`, `cped_slot`
+// last; Erase zeroes it, `cped_slot` first.
+void WriteDiscoveryStruct(otel_thread_ctx_nodejs_v1_t* to, const otel_thread_ctx_nodejs_v1_t& from) noexcept;
+void EraseDiscoveryStruct(otel_thread_ctx_nodejs_v1_t* to) noexcept;
 // What the calling thread publishes (for tests and diagnostics).
 NodeDiscovery LoadNodeDiscovery() noexcept;
 

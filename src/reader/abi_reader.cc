@@ -253,6 +253,9 @@ ThreadRead ReadThreadFrom(const AbiTarget& t, uint64_t thread_pointer, const Mem
   ThreadRead r = ReadCurrentSet(t, thread_pointer, held, limits);
   if (t.otel) r.otel = ReadOtelRecord(t, thread_pointer, held);
   if (t.node) ReadNodeWalk(t, thread_pointer, held, limits, &plan->budget, &r);
+  for (const TlsVariable* other : plan->other_node) {
+    r.other_walks.push_back(WalkNodeCopy(*other, t.machine, thread_pointer, held, &plan->budget));
+  }
   if (plan->parca != nullptr) {
     const HeldMemory walk(held, std::min(kWalkReads, plan->budget.reads_left));
     r.parca = ReadParcaThread(*plan->parca, t.machine, thread_pointer, walk);
@@ -269,6 +272,26 @@ ThreadRead ReadThreadFrom(const AbiTarget& t, uint64_t thread_pointer, const Mem
   }
   r.held_reads = held.reads();
   return r;
+}
+
+NodeWalk WalkNodeCopy(const TlsVariable& variable, uint16_t machine, uint64_t thread_pointer,
+                      const MemorySource& memory, WalkBudget* budget) {
+  NodeWalk w;
+  uint64_t address = 0;
+  std::string error;
+  if (!TlsSlotAddress(variable, machine, thread_pointer, memory, &address, &error)) {
+    w.status = "unreadable: " + error;
+  } else if (address == 0) {
+    w.status = "no-copy";  // the thread never touched the module's TLS
+  } else if (budget->spent()) {
+    w.status = "skipped: the reader's budget of reads is spent";
+  } else {
+    const HeldMemory held(memory, std::min(kWalkReads, budget->reads_left));
+    w = WalkNode(held, address);
+    budget->reads_left -= std::min(held.reads(), budget->reads_left);
+    if (held.refused()) w.status = "skipped: the reader's budget of reads is spent";
+  }
+  return w;
 }
 
 void ReadNodeWalk(const AbiTarget& t, uint64_t thread_pointer, const MemorySource& memory,

@@ -120,6 +120,10 @@ struct ThreadRead {
   uint64_t walk_set = 0;
   std::optional<OtelRecord> walk_record;
   NodeDiscoveryWords walk_words;
+  // The walk from each of ReadPlan::other_node's copies on this thread, in
+  // its order (status "no-copy": the module's dynamic TLS block is not
+  // allocated on this thread).
+  std::vector<NodeWalk> other_walks;
   // What the Parca agent reads (ReadPlan::parca): its lookup's steps and the
   // set it records, decoded (parca_set.address 0: none).
   std::optional<ParcaThread> parca;
@@ -134,6 +138,8 @@ struct ThreadRead {
 // share (held_memory.h).
 struct ReadPlan {
   const ParcaSetup* parca = nullptr;
+  // Other modules' otel_thread_ctx_nodejs_v1 (writers.h), each walked too.
+  std::vector<const TlsVariable*> other_node;
   WalkBudget budget;
 };
 
@@ -160,6 +166,10 @@ ThreadRead ReadThreadFrom(const AbiTarget& target, uint64_t thread_pointer,
 // `budget`. Pure, like ReadCurrentSet.
 void ReadNodeWalk(const AbiTarget& target, uint64_t thread_pointer, const MemorySource& memory,
                   const ReadLimits& limits, WalkBudget* budget, ThreadRead* r);
+// The same walk from another module's copy of otel_thread_ctx_nodejs_v1
+// (what a reader that keeps that module finds on the thread).
+NodeWalk WalkNodeCopy(const TlsVariable& variable, uint16_t machine, uint64_t thread_pointer,
+                      const MemorySource& memory, WalkBudget* budget);
 
 }  // namespace customlabels::reader
 

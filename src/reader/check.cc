@@ -136,6 +136,12 @@ int RunCheck(const Options& o) {
     if (o.readers) parca = SetUpParca(pid, t->base, ProcessMemory(pid));
     ReadPlan plan;
     plan.parca = parca ? &*parca : nullptr;
+    // Other writers of the same symbols: each other module's copy of
+    // otel_thread_ctx_nodejs_v1 is walked on every thread too.
+    std::string maps_error;
+    ProcessWriters writers;
+    if (parca) writers = FindWriters(pid, ReadMappings(pid, &maps_error));
+    plan.other_node = OtherNodeCopies(writers);
     std::vector<NodeThreadWalk> walks;
     std::vector<std::pair<pid_t, ThreadRead>> reads;
     for (pid_t tid : ListThreads(pid)) {
@@ -153,13 +159,15 @@ int RunCheck(const Options& o) {
     if (t->node) c.Lines(CheckNodeThreads(walks, pc));
     if (parca) {
       std::vector<ReadThreadOf> threads;
-      for (const auto& [tid, r] : reads) threads.push_back({tid, &r});
+      std::vector<const ThreadRead*> thread_reads;
+      for (const auto& [tid, r] : reads) {
+        threads.push_back({tid, &r});
+        thread_reads.push_back(&r);
+      }
+      CountCopies(thread_reads, &writers);
       const ProcessMode mode = ModeOf(threads, pc);
       std::vector<ReaderVerdict> verdicts = Verdicts(*t, *parca, pc, threads);
-      // Other writers of the same symbols, and what each reader's own rule
-      // makes of them.
-      std::string error;
-      const ProcessWriters writers = FindWriters(pid, ReadMappings(pid, &error));
+      // What each reader's own rule makes of the other writers.
       AmendVerdicts(writers, mode, &verdicts);
       if (o.json) {
         readers = JsonVerdicts(*parca, mode, verdicts);

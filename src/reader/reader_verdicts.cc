@@ -197,7 +197,16 @@ ProcessMode ModeOf(const std::vector<ReadThreadOf>& threads, const ProcessContex
   for (const ReadThreadOf& t : threads) {
     if (!t.read->set.ok() || t.read->set.address == 0) continue;
     ++m.labelled;
-    if (t.read->via == "node-walk") ++m.labelled_hookfree;
+    if (t.read->via != "node-walk") continue;
+    ++m.labelled_hookfree;
+    bool labels = false, keyed = false;
+    for (const Slot& slot : t.read->set.slots) {
+      if (slot.ignored()) continue;
+      labels = true;
+      if (context == nullptr || !context->key_map) continue;
+      for (const std::optional<std::string>& key : *context->key_map) keyed = keyed || (key && *key == slot.key);
+    }
+    if (labels && !keyed) ++m.hookfree_unkeyed;
   }
   return m;
 }

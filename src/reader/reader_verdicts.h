@@ -30,6 +30,10 @@ struct ReadThreadOf {
 struct ProcessMode {
   size_t labelled = 0;           // threads with a label set right now
   size_t labelled_hookfree = 0;  // of them, found by the walk (TLS pointer NULL)
+  // Of those, the ones whose set has labels none of whose keys the process
+  // context's key map names: the context is not the one customlabels keys
+  // its records by (another writer published it first).
+  size_t hookfree_unkeyed = 0;
   std::string schema;            // the process context's ("" none)
   // Threads without hooks: labelled ones found by the walk, or the
   // process context's nodejs_v1_dev (which only a thread without hooks sets).

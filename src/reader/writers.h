@@ -23,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "abi_reader.h"
 #include "process.h"
 #include "reader_verdicts.h"
 
@@ -34,6 +35,18 @@ struct ModuleWriter {
   bool abi_v1 = false;        // custom_labels_abi_version
   bool tls_v1 = false;        // otel_thread_ctx_v1
   bool nodejs_v1 = false;     // otel_thread_ctx_nodejs_v1
+  // Another module's otel_thread_ctx_nodejs_v1: where each thread's copy is
+  // (nullopt with `nodejs_error` when it cannot be reached), and what the
+  // threads on which customlabels published its own held there
+  // (CountCopies): customlabels' discovery (customlabels writes it into a
+  // copy its module left empty, src/core/node_mirrors.h), the module's own,
+  // or nothing.
+  std::optional<TlsVariable> nodejs_tls;
+  std::string nodejs_error;
+  size_t published = 0, mirrored = 0, own = 0, empty = 0;
+  // Threads on which the walk from this module's copy found a record (the
+  // other writer's, where the copy is its own).
+  size_t records = 0;
 };
 
 struct ProcessWriters {
@@ -45,9 +58,17 @@ struct ProcessWriters {
 // From the process's mappings: each file-backed module once.
 ProcessWriters FindWriters(pid_t pid, const std::vector<Mapping>& maps);
 
+// The other modules' otel_thread_ctx_nodejs_v1 variables, for ReadPlan.
+std::vector<const TlsVariable*> OtherNodeCopies(const ProcessWriters& writers);
+// Counts, per such module, what each thread's copy held (`reads`: every
+// thread's ThreadRead, read with OtherNodeCopies' plan).
+void CountCopies(const std::vector<const ThreadRead*>& reads, ProcessWriters* writers);
+
 // Amends `verdicts` where another writer decides what a reader uses: a
 // reader that keeps one module per process (PR #1229's rule) among two or
-// more exporters of its symbol, two process contexts, or a process context
+// more exporters of its symbol (unless every other exporter of
+// otel_thread_ctx_nodejs_v1 carries customlabels' discovery on every thread
+// that published it: either pick walks customlabels' AsyncLocalStorage), two process contexts, or a process context
 // that is not customlabels' (it says nodejs_v1_dev while every labelled
 // thread has hooks: customlabels, with hooks, says tlsdesc_v1_dev, and
 // publishes none where another writer published first).
