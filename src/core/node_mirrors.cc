@@ -6,6 +6,22 @@
 #include <mutex>
 #include <vector>
 
+// glibc 2.34 moved dlopen, dlsym and dlclose into libc under GLIBC_2.34;
+// the addon must need nothing past the floor of the Node.js binaries it
+// loads in (GLIBC_2.28, src/binding/libstdcxx_compat.cc), so it binds them
+// by their first versions, which every glibc keeps (libc itself from 2.34,
+// before that libdl.so.2, which every official Node.js binary links).
+#if defined(__GLIBC__) && defined(__x86_64__)
+#define CUSTOMLABELS_DL_VERSION "GLIBC_2.2.5"
+#elif defined(__GLIBC__) && defined(__aarch64__)
+#define CUSTOMLABELS_DL_VERSION "GLIBC_2.17"
+#endif
+#ifdef CUSTOMLABELS_DL_VERSION
+__asm__(".symver dlopen,dlopen@" CUSTOMLABELS_DL_VERSION);
+__asm__(".symver dlsym,dlsym@" CUSTOMLABELS_DL_VERSION);
+__asm__(".symver dlclose,dlclose@" CUSTOMLABELS_DL_VERSION);
+#endif
+
 namespace customlabels::core {
 
 namespace {
