@@ -1,19 +1,24 @@
 // Other modules' otel_thread_ctx_nodejs_v1. The Node.js design doc's readers
 // (PR #1861) keep one module exporting that symbol per process, the one
-// they attached last, and no load order decides which. @datadog/pprof 5.16+
-// exports the same symbol from dd_pprof.node and fills it only when its own
-// thread context is entered (dd-trace with DD_TRACE_OTEL_CTX_ENABLED). So
-// where its copy is unclaimed (all zero) on a thread, customlabels writes
-// its own discovery there too, and a reader that keeps either module walks
-// customlabels' AsyncLocalStorage. A copy its module has filled is never
-// touched: that writer's context is its own.
+// they attached last, and no load order decides which. Where another
+// module's copy is a plain struct left all zero on a thread, customlabels
+// writes its own discovery there too, and a reader that keeps either module
+// walks customlabels' AsyncLocalStorage. A copy its module has filled is
+// never touched: that writer's context is its own.
+//
+// A copy that is a C++ thread_local with a dynamic initialiser (its module
+// exports the TLS init function _ZTH<n>otel_thread_ctx_nodejs_v1) is never
+// written either ('unsafe'): its module owns what the fields point to.
+// @datadog/pprof 5.20's dd_pprof.node is one: its init function resets
+// some fields and registers a destructor that frees `als_handle` as a V8
+// handle at thread exit, and its StoreAls registers its environment
+// cleanup only while `undefined_addr` is zero; a copy customlabels had
+// filled made the process crash at thread exit once pprof's own context was
+// entered on that thread (found in review, test/js/other-writers.test.js
+// keeps the case).
 //
 // Every store is on the calling thread's own copy, the only thread that
 // writes it (each module writes a thread's copy from that thread).
-// dd_pprof.node 5.20's own code only writes its copy (StoreAls when its
-// context is first entered, ResetDiscoveryStruct at environment cleanup);
-// its profiler never reads it (its disassembly: the only reader is
-// GetStoredAlsHash, a test accessor no JS of pprof or dd-trace calls).
 #ifndef CUSTOMLABELS_CORE_NODE_MIRRORS_H_
 #define CUSTOMLABELS_CORE_NODE_MIRRORS_H_
 
@@ -26,7 +31,9 @@ namespace customlabels::core {
 enum class MirrorState {
   kMirrored,  // the copy now carries customlabels' discovery
   kClaimed,   // its module filled it: left alone
-  kAbsent,    // the module is not loaded, exports no such symbol, or is ours
+  kUnsafe,    // a C++ thread_local its module initialises and destroys: never written
+  kAbsent,    // the module is not loaded, exports no such symbol, or is ours;
+              // or the calling thread published nothing yet
 };
 
 const char* MirrorStateName(MirrorState s) noexcept;

@@ -127,11 +127,12 @@ void CountCopies(const std::vector<const ThreadRead*>& reads, ProcessWriters* wr
       const NodeDiscoveryWords& copy = r->other_walks[i].words;
       if (r->other_walks[i].found() && r->other_walks[i].record != 0) ++m.records;
       const NodeDiscoveryWords& ours = r->walk_words;
-      const bool published = ours.cped_slot != 0;
-      m.published += published ? 1 : 0;
+      // Counted on the threads where customlabels published its own.
+      if (ours.cped_slot == 0) continue;
+      ++m.published;
       if (copy.cped_slot == 0) {
-        m.empty += published ? 1 : 0;
-      } else if (published && copy.cped_slot == ours.cped_slot && copy.als_handle == ours.als_handle &&
+        ++m.empty;
+      } else if (copy.cped_slot == ours.cped_slot && copy.als_handle == ours.als_handle &&
                  copy.als_identity_hash == ours.als_identity_hash &&
                  copy.record_slot_offset == ours.record_slot_offset && copy.undefined_value == ours.undefined_value) {
         m.mirrored += 1;

@@ -104,6 +104,30 @@ TEST(NodeMirrors, ACopyItsModuleFilledIsNeverWritten) {
   dlclose(other.handle);
 }
 
+TEST(NodeMirrors, ACxxThreadLocalCopyWithAnInitialiserIsNeverWritten) {
+  void* handle = dlopen(CUSTOMLABELS_OTHER_WRITER_CXX_MODULE, RTLD_NOW | RTLD_LOCAL);
+  ASSERT_NE(handle, nullptr) << dlerror();
+  ASSERT_NE(dlsym(handle, "_ZTH25otel_thread_ctx_nodejs_v1"), nullptr);  // what the rule keys on
+  const auto copy = reinterpret_cast<Copy>(dlsym(handle, "other_writer_copy"));
+  ClearNodeDiscovery();
+  PublishNodeDiscovery(Discovery(0x1000));
+  EXPECT_EQ(AddNodeMirror(CUSTOMLABELS_OTHER_WRITER_CXX_MODULE, otel_thread_ctx_nodejs_v1), MirrorState::kUnsafe);
+  const auto claim = reinterpret_cast<Claim>(dlsym(handle, "other_writer_claim"));
+  std::thread([&] {
+    PublishNodeDiscovery(Discovery(0x3000));
+    EXPECT_EQ(copy()->cped_slot, nullptr);  // nothing of ours
+    // Filled by its module: said so (reading it is safe), still never written.
+    claim(0x3000, 0x9000);
+    EXPECT_EQ(AddNodeMirror(CUSTOMLABELS_OTHER_WRITER_CXX_MODULE, otel_thread_ctx_nodejs_v1), MirrorState::kClaimed);
+    ClearNodeDiscovery();
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(copy()->als_handle), 0x9000u);
+  }).join();
+  EXPECT_EQ(copy()->cped_slot, nullptr);
+  EXPECT_STREQ(MirrorStateName(MirrorState::kUnsafe), "unsafe");
+  ClearNodeDiscovery();
+  dlclose(handle);
+}
+
 TEST(NodeMirrors, AModuleNotLoadedOrOurOwnIsAbsent) {
   ClearNodeDiscovery();
   PublishNodeDiscovery(Discovery(0x1000));

@@ -133,7 +133,8 @@ describe.each([
     const dd = ddModule(r.json);
     expect(dd.symbols).toEqual(['otel_thread_ctx_nodejs_v1']);
     expect(dd.copies.mirrored).toBe(0);
-    expect(dd.copies.own).toBeGreaterThanOrEqual(1);
+    // (Counted where customlabels published its own node context: hooks off.)
+    if (!hooks) expect(dd.copies.own).toBeGreaterThanOrEqual(1);
     expect(dd.copies.records).toBeGreaterThanOrEqual(1);
   });
 
@@ -160,6 +161,6 @@ describe.each([
   });
 
   test('check --readers says it in text too', () => {
-    expect(r.text).toMatch(/dd_pprof\.node\.abi\d+\.node: otel_thread_ctx_nodejs_v1\n {4}its otel_thread_ctx_nodejs_v1 on the \d+ thread\(s\) where customlabels published its own: customlabels' on 0, its own on [1-9]/);
+    expect(r.text).toMatch(/dd_pprof\.node\.abi\d+\.node: otel_thread_ctx_nodejs_v1\n {4}its otel_thread_ctx_nodejs_v1 on the \d+ thread\(s\) where customlabels published its own: customlabels' on 0, its own on \d+, empty on \d+; a walk from it finds a record on \d+ thread\(s\)/);
   });
 });
