@@ -50,6 +50,12 @@ const spin = async (tenant) =>
   });
 
 const onWork = (s) => s.labels.route === '/t/:tenant/work';
+// Each sample in a tenant's own loop labelled with that tenant, and the
+// tenants' shares of the work the ratio sent.
+function expectTenants(samples) {
+  e2e.expectOwnLoopsLabelled(samples);
+  e2e.expectRatio(samples, onWork);
+}
 const ours = (s) => ['tenant', 'route', 'method'].some((k) => k in s.labels);
 
 // The labels customlabels gave the samples of /t/:tenant/work: method,
@@ -82,8 +88,8 @@ describe('Pyroscope SDK (one context per thread), with customlabels/register', (
     expectServed(r, 'global');
     expect(r.uploads.map((u) => /[?&]spyName=nodespy\b/.test(u.url))).toEqual([true]);
   });
-  testPyroscope("Pyroscope SDK: tenants' shares of CPU and of wall samples are the ratio sent, within 3 points", () => {
-    e2e.expectRatio(r.samples, onWork);
+  testPyroscope("Pyroscope SDK: every sample in a tenant's own loop carries that tenant; tenants' shares of CPU and of wall samples are the ratio sent, within 3 points", () => {
+    expectTenants(r.samples);
   });
   testPyroscope('samples carry the route template, the method and the tenant header', () => {
     expectRouteLabels(r.samples);
@@ -105,7 +111,7 @@ describe('@datadog/pprof started by the app, one context per thread, with custom
   }, 120000);
 
   test('served; customlabels switches the global context', () => expectServed(r, 'global'));
-  test("tenants' shares of CPU and of wall samples are the ratio sent, within 3 points", () => e2e.expectRatio(r.samples, onWork));
+  test("every sample in a tenant's own loop carries that tenant; tenants' shares of CPU and of wall samples are the ratio sent, within 3 points", () => expectTenants(r.samples));
   test('route template, method and tenant', () => expectRouteLabels(r.samples));
   test("the app's own generateLabels is merged, not replaced", () => {
     const labelled = r.samples.filter(onWork);
@@ -163,7 +169,7 @@ describe('@datadog/pprof with useCPED (a context per async context)', () => {
       expectServed(r, 'frame');
       expect(r.result.mode.hooks).toBe(name === 'hooks on');
     });
-    test(`${name}: tenants' shares of CPU and of wall samples are the ratio sent, within 3 points`, () => e2e.expectRatio(r.samples, onWork));
+    test(`${name}: every sample in a tenant's own loop carries that tenant; tenants' shares of CPU and of wall samples are the ratio sent, within 3 points`, () => expectTenants(r.samples));
     test(`${name}: route template, method and tenant; the app's generateLabels merged`, () => {
       expectRouteLabels(r.samples);
       for (const s of r.samples.filter(onWork)) expect(s.labels.service).toBe('shop');
@@ -221,7 +227,7 @@ describe('by hand: the profiler started before customlabels loads, after it, and
         const more = extra.CUSTOMLABELS_FIXTURE_COPY === undefined ? extra : { CUSTOMLABELS_FIXTURE_COPY: copy };
         const r = await e2e.untilRatio(() => e2e.run({ env: { ...HAND, ...env, ...more }, kinds: { work: 60 } }), onWork);
         expectServed(r, env.CUSTOMLABELS_FIXTURE_CPED === '1' ? 'frame' : 'global');
-        e2e.expectRatio(r.samples, onWork);
+        expectTenants(r.samples);
         expectRouteLabels(r.samples);
       }, 120000);
     }
@@ -246,6 +252,7 @@ describe('OpenTelemetry: span ids on samples', () => {
         expect({ span: span === undefined ? 'none' : 'exported', trace: s.labels.trace_id === span?.trace_id, tenant: s.labels.tenant === span?.tenant }).toEqual({ span: 'exported', trace: true, tenant: true });
       }
       expect(inSpans.length).toBeGreaterThanOrEqual(burning.length);
+      e2e.expectOwnLoopsLabelled(r.samples);
       e2e.expectRatio(burning);
     }, 120000);
   }
