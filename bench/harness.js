@@ -6,7 +6,6 @@
 // every mode alike; medians, and medians of per-run ratios.
 
 const { execFileSync, spawn, fork } = require('node:child_process');
-const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 
@@ -42,13 +41,10 @@ function runJson(node, script, argv, env = process.env) {
 
 const runMicro = (node, mode, env) => runJson(node, 'micro.js', [mode], env);
 
-// bench/apps/<framework>.js servers: their own modes and request.
-const APPS = Object.fromEntries(
-  fs
-    .readdirSync(path.join(__dirname, 'apps'))
-    .filter((f) => f.endsWith('.js'))
-    .map((f) => [path.basename(f, '.js'), require(`./apps/${f}`)]),
-);
+// bench/apps/<framework>.js servers: their own modes and request. (Named:
+// bench/apps also holds servers and preloads other benches start, which
+// run when loaded.)
+const APPS = Object.fromEntries(['apollo', 'hapi', 'hono', 'koa', 'yoga'].map((name) => [name, require(`./apps/${name}.js`)]));
 
 // Server CPU µs per request of `server` (bench/http-server.js <framework>
 // <mode> <app>, or bench/otel-server.js <mode>); with `report`, the whole

@@ -1,31 +1,46 @@
 'use strict';
 
-// Two open-source Node.js services this project did not write, installed
+// Three open-source Node.js services this project did not write, installed
 // from npm and run unmodified, with and without customlabels/register:
 // server CPU per request and p50/p99 latency at a fixed request rate, each
-// ratio with its 95 % interval (bench/stats.js).
+// ratio with its 95 % interval (bench/stats.js), and per run the evidence
+// for p99: full and young GCs in the window (--trace-gc) and the event
+// loop's delay (perf_hooks.monitorEventLoopDelay, bench/apps/loop-delay.js).
 //
-//   node bench/services.js                      # Node 24, both services
+//   node bench/services.js                      # Node 24, all three services
 //   node bench/services.js --node 20 --node 24 --services verdaccio --rate 200 --seconds 15 --write
-//   options: --node MAJOR|PATH (repeatable), --services NAME,..., --rate
+//   node bench/services.js --node 24 --node 20 --services-on 20=verdaccio --write
+//   options: --node MAJOR|PATH (repeatable), --services NAME,...,
+//            --services-on MAJOR=NAME,... (that major runs those), --rate
 //            requests per second (default 250), --seconds per run (default
 //            15), --blocks N (default 8), --write (docs/performance.md's
 //            services table), --from FILE (re-render saved results)
 //
-// The services (why: each is a real, widely deployed Express service whose
-// requests go through its own middleware stack, routing and I/O, not a
-// hello world; customlabels/register reaches them through Express):
+// The services (why: each is a real, widely deployed service whose requests
+// go through its own middleware stack, routing and I/O, not a hello world;
+// customlabels/register reaches the first two through Express, the third
+// through Fastify):
 //   verdaccio  the private npm registry (6.10.4): package metadata and
 //              tarball downloads from its file storage, through its auth,
 //              logging and storage plugins
 //   node-red   the flow-based automation runtime (5.0.7): HTTP-in flows
 //              whose function nodes run user code in a vm sandbox per
 //              message, routed by its Express router
+//   platformatic  Platformatic DB (3.67.0), a Fastify 5 service: REST routes
+//              generated from an SQLite schema (Fastify's JSON-schema
+//              validation and serialisation, its hooks and plugins, pino, a
+//              SQL mapper), the way Fastify's own maintainers build an API;
+//              Node.js 22.19+, run here on 24 only (better-sqlite3 is
+//              built against Node.js 24.18.1's headers: built against
+//              24.19+'s, node::ObjectWrap aborts at GC, nodejs/node#65446)
 //
 // Modes, each a fresh server process pinned to CPU 0: none (no
-// customlabels), register (node --require customlabels/register, hooks
-// on, CUSTOMLABELS_HEADERS=x-tenant=tenant), register-nohooks (the same
-// with CUSTOMLABELS_HOOKS=0, Node.js 24+). The load is open-loop from CPU 1:
+// customlabels), empty-hooks (the hooks customlabels' switch installs,
+// empty: the floor of any hook-based switch, bench/apps/empty-hooks.js),
+// register (node --require customlabels/register, hooks on,
+// CUSTOMLABELS_HEADERS=x-tenant=tenant), register-nohooks (the same with
+// CUSTOMLABELS_HOOKS=0, Node.js 24+), register-none (register with
+// CUSTOMLABELS_INTEGRATIONS=none: what its presence alone costs). The load is open-loop from CPU 1:
 // requests sent on a fixed schedule whatever the server's pace, latency
 // measured from each request's scheduled time (no coordinated omission),
 // over keep-alive connections, after a warm-up of the same length. CPU per
@@ -45,7 +60,9 @@ const { ratioInterval } = require('./stats');
 
 const root = path.join(__dirname, '..');
 const CACHE = path.join(root, '.bench-cache', 'services');
-const VERSIONS = { verdaccio: '6.10.4', 'node-red': '5.0.7' };
+const VERSIONS = { verdaccio: '6.10.4', 'node-red': '5.0.7', '@platformatic/db': '3.67.0' };
+// The headers better-sqlite3 (Platformatic DB's driver) is built against.
+const SQLITE_HEADERS = '24.18.1';
 
 const { args, opt, has, nodes: nodesOr } = cli(__filename);
 
@@ -65,10 +82,27 @@ function install() {
   fs.mkdirSync(CACHE, { recursive: true });
   const have = fs.existsSync(pkg) ? fs.readFileSync(pkg, 'utf8') : '';
   const text = `${JSON.stringify(wanted, null, 2)}\n`;
-  if (have === text && fs.existsSync(path.join(CACHE, 'node_modules', '.bin', 'verdaccio'))) return;
+  const built = path.join(CACHE, `.better-sqlite3-${SQLITE_HEADERS}`);
+  if (have === text && fs.existsSync(path.join(CACHE, 'node_modules', '.bin', 'verdaccio')) && fs.existsSync(built)) return;
   fs.writeFileSync(pkg, text);
   process.stderr.write(`bench/services: npm install ${Object.entries(VERSIONS).map(([n, v]) => `${n}@${v}`).join(' ')} into ${CACHE}\n`);
   execFileSync('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: CACHE, stdio: ['ignore', 'ignore', 'inherit'] });
+  // better-sqlite3 for Node.js 24, built against 24.18.1's headers (see
+  // platformatic above), with Node.js 24's npm and node-gyp.
+  const headers = path.join(CACHE, `node-${SQLITE_HEADERS}`);
+  if (!fs.existsSync(path.join(headers, 'include', 'node', 'node.h'))) {
+    fs.mkdirSync(headers, { recursive: true });
+    const tgz = execFileSync('npm', ['pack', `node-linux-${process.arch}@${SQLITE_HEADERS}`, '--silent'], { cwd: headers, encoding: 'utf8' }).trim().split('\n').pop();
+    execFileSync('tar', ['xzf', tgz, '--strip-components=1'], { cwd: headers });
+  }
+  const node24 = nodeVersion(24);
+  process.stderr.write(`bench/services: building better-sqlite3 against Node.js ${SQLITE_HEADERS}'s headers\n`);
+  execFileSync('npm', ['rebuild', 'better-sqlite3', '--loglevel=error'], {
+    cwd: CACHE,
+    stdio: ['ignore', 'ignore', 'inherit'],
+    env: { ...process.env, PATH: `${path.dirname(node24)}:${process.env.PATH}`, npm_config_nodedir: headers },
+  });
+  fs.writeFileSync(built, '');
 }
 
 // --- the services -------------------------------------------------------------
@@ -155,6 +189,35 @@ const SERVICES = {
     ready: '/api/health',
     request: (i) => `/api/items/${i % 100}`,
   },
+  platformatic: {
+    package: '@platformatic/db',
+    majors: [24],
+    setup(dir) {
+      fs.mkdirSync(path.join(dir, 'migrations'), { recursive: true });
+      fs.writeFileSync(
+        path.join(dir, 'platformatic.json'),
+        JSON.stringify({
+          server: { hostname: '127.0.0.1', port: '{PLT_BENCH_PORT}', logger: { level: 'error' } },
+          db: { connectionString: 'sqlite://./db.sqlite', graphql: false, openapi: true },
+          migrations: { dir: 'migrations', autoApply: true },
+        }),
+      );
+      // 500 items, as a migration writes them.
+      fs.writeFileSync(
+        path.join(dir, 'migrations', '001.do.sql'),
+        [
+          'CREATE TABLE items (id INTEGER PRIMARY KEY, name TEXT NOT NULL, price INTEGER NOT NULL, tenant TEXT NOT NULL);',
+          'WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 500)',
+          "  INSERT INTO items (id, name, price, tenant) SELECT i, 'item ' || i, (i * 7) % 13, 'tenant ' || (i % 3) FROM n;",
+          '',
+        ].join('\n'),
+      );
+    },
+    command: (dir, port) => [path.join(__dirname, 'apps', 'platformatic-db.mjs'), CACHE, dir, String(port)],
+    ready: '/items/1',
+    // An item by id, and a page of 20 filtered by price.
+    request: (i) => (i % 2 === 0 ? `/items/${1 + (i % 500)}` : `/items?limit=20&offset=${i % 400}&where.price.gte=${i % 13}`),
+  },
 };
 
 // A small npm tarball (package/package.json, package/index.js).
@@ -204,24 +267,50 @@ function cpuNs(pid) {
   return sum;
 }
 
+const preload = (file) => `--require ${path.join(__dirname, 'apps', file)}`;
+const REGISTER = { NODE_OPTIONS: '--require customlabels/register', CUSTOMLABELS_HEADERS: 'x-tenant=tenant' };
 const ENV = {
   none: {},
-  register: { NODE_OPTIONS: '--require customlabels/register', CUSTOMLABELS_HEADERS: 'x-tenant=tenant' },
-  'register-nohooks': { NODE_OPTIONS: '--require customlabels/register', CUSTOMLABELS_HEADERS: 'x-tenant=tenant', CUSTOMLABELS_HOOKS: '0' },
+  'empty-hooks': { NODE_OPTIONS: preload('empty-hooks.js') },
+  register: REGISTER,
+  'register-nohooks': { ...REGISTER, CUSTOMLABELS_HOOKS: '0' },
+  'register-none': { ...REGISTER, CUSTOMLABELS_INTEGRATIONS: 'none' },
 };
 
+// Young (Scavenge, Minor Mark-Sweep) and full (Mark-Compact) collections,
+// counted from a --trace-gc stream (its lines appended to the file
+// CUSTOMLABELS_BENCH_GC_LOG names, if set: each GC's reason).
+const GC_LOG = process.env.CUSTOMLABELS_BENCH_GC_LOG || undefined;
+function gcCounter(stream) {
+  const counts = { young: 0, full: 0 };
+  let rest = '';
+  stream.on('data', (d) => {
+    const lines = (rest + d).split('\n');
+    rest = lines.pop();
+    if (GC_LOG !== undefined) fs.appendFileSync(GC_LOG, lines.filter((l) => / ms: /.test(l)).map((l) => `${l}\n`).join(''));
+    for (const l of lines) {
+      if (/ ms: (Scavenge|Minor Mark-Sweep)\b/.test(l)) counts.young += 1;
+      else if (/ ms: Mark-Compact\b/.test(l)) counts.full += 1;
+    }
+  });
+  return counts;
+}
+
 // Runs `service` under `node` in `mode`: { cpuUsPerRequest, p50Ms, p99Ms,
-// requests, errors }.
+// requests, errors, fullGcs, youngGcs, loopP99Ms }.
 async function runOnce(node, name, mode, dir, { rate, seconds }) {
   const service = SERVICES[name];
   const port = await freePort();
   const env = { ...process.env, ...ENV[mode], NODE_NO_WARNINGS: '1' };
   // (Only the mode sets these: not an inherited CUSTOMLABELS_HOOKS=0 or
   // --require.)
-  delete env.NODE_OPTIONS;
-  if (ENV[mode].CUSTOMLABELS_HOOKS === undefined) delete env.CUSTOMLABELS_HOOKS;
-  if (ENV[mode].NODE_OPTIONS !== undefined) env.NODE_OPTIONS = ENV[mode].NODE_OPTIONS;
-  const child = spawn('taskset', ['-c', '0', node, ...service.command(dir, port)], { cwd: root, env, stdio: ['ignore', 'ignore', 'pipe'] });
+  for (const k of ['CUSTOMLABELS_HOOKS', 'CUSTOMLABELS_INTEGRATIONS', 'CUSTOMLABELS_HEADERS']) if (ENV[mode][k] === undefined) delete env[k];
+  const delayFile = path.join(dir, `loop-delay-${mode}.json`);
+  fs.rmSync(delayFile, { force: true });
+  env.CUSTOMLABELS_BENCH_LOOP_DELAY = delayFile;
+  env.NODE_OPTIONS = [preload('loop-delay.js'), ENV[mode].NODE_OPTIONS].filter(Boolean).join(' ');
+  const child = spawn('taskset', ['-c', '0', node, '--trace-gc', ...service.command(dir, port)], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const gcs = gcCounter(child.stdout);
   let stderr = '';
   child.stderr.on('data', (d) => (stderr += d));
   // (taskset execs the node: the child's pid is the server's.)
@@ -229,13 +318,16 @@ async function runOnce(node, name, mode, dir, { rate, seconds }) {
   try {
     for (let t = 0; ; t += 100) {
       if ((await get(agent, port, service.ready, 'acme')) === 200) break;
-      if (t > 60000 || child.exitCode !== null) throw new Error(`${name} ${mode} did not start: ${stderr.slice(0, 500)}`);
+      if (t > 60000 || child.exitCode !== null || child.signalCode !== null) throw new Error(`${name} ${mode} did not start: ${stderr.slice(0, 500)}`);
       await sleep(100);
     }
     const phase = async (measure) => {
       const n = rate * seconds;
       const latencies = [];
       let errors = 0;
+      const failed = [];
+      if (measure) child.kill('SIGWINCH'); // the loop-delay window starts (a signal whose default is to be ignored: Node-RED exits at SIGUSR2)
+      const gcBefore = { ...gcs };
       const start = performance.now();
       const cpuBefore = measure ? cpuNs(child.pid) : 0;
       const pending = [];
@@ -249,7 +341,10 @@ async function runOnce(node, name, mode, dir, { rate, seconds }) {
         const from = Math.min(due, performance.now());
         pending.push(
           get(agent, port, service.request(i), TENANTS[i % 3]).then((status) => {
-            if (status !== 200) errors += 1;
+            if (status !== 200) {
+              errors += 1;
+              failed.push(`${service.request(i)} → ${status}`);
+            }
             latencies.push(performance.now() - from);
           }),
         );
@@ -258,16 +353,20 @@ async function runOnce(node, name, mode, dir, { rate, seconds }) {
       const cpu = measure ? cpuNs(child.pid) - cpuBefore : 0;
       latencies.sort((a, b) => a - b);
       const q = (p) => latencies[Math.min(latencies.length - 1, Math.floor(p * latencies.length))];
-      return { cpuUsPerRequest: cpu / 1000 / n, p50Ms: q(0.5), p99Ms: q(0.99), requests: n, errors };
+      return { cpuUsPerRequest: cpu / 1000 / n, p50Ms: q(0.5), p99Ms: q(0.99), requests: n, errors, failed, fullGcs: gcs.full - gcBefore.full, youngGcs: gcs.young - gcBefore.young };
     };
     await phase(false);
     const out = await phase(true);
-    if (out.errors > 0) throw new Error(`${name} ${mode}: ${out.errors} of ${out.requests} requests failed`);
-    return out;
-  } finally {
+    if (out.errors > 0) throw new Error(`${name} ${mode}: ${out.errors} of ${out.requests} requests failed (${out.failed.slice(0, 3).join(", ")})`);
     agent.destroy();
     child.kill('SIGTERM');
-    await new Promise((r) => (child.exitCode !== null ? r() : child.once('exit', r)));
+    await new Promise((r) => (child.exitCode !== null || child.signalCode !== null ? r() : child.once('exit', r)));
+    const delay = JSON.parse(fs.readFileSync(delayFile, 'utf8'));
+    return { ...out, loopP99Ms: delay.p99 };
+  } finally {
+    agent.destroy();
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+    await new Promise((r) => (child.exitCode !== null || child.signalCode !== null ? r() : child.once('exit', r)));
   }
 }
 
@@ -283,7 +382,7 @@ async function runService(node, name, frames, limits) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), `customlabels-${name}-`));
   try {
     SERVICES[name].setup(dir);
-    const modes = ['none', 'register', ...(frames ? ['register-nohooks'] : [])];
+    const modes = ['none', 'empty-hooks', 'register', ...(frames ? ['register-nohooks'] : []), 'register-none'];
     const values = Object.fromEntries(modes.map((m) => [m, []]));
     for (let b = 0; b < limits.blocks; b++) {
       for (const mode of rotate(modes, b)) values[mode].push(await runOnce(node, name, mode, dir, limits));
@@ -293,7 +392,12 @@ async function runService(node, name, frames, limits) {
     for (const mode of modes.slice(1)) {
       ratios[mode] = Object.fromEntries(METRICS.map(([k]) => [k, ratioInterval(values[mode].map((x, i) => x[k] / values.none[i][k]))]));
     }
-    return { values, ratios };
+    // Hooks on against the floor of hooks installed and empty.
+    const floor =
+      values.register === undefined || values['empty-hooks'] === undefined
+        ? undefined
+        : ratioInterval(values.register.map((x, i) => x.cpuUsPerRequest / values['empty-hooks'][i].cpuUsPerRequest));
+    return { values, ratios, floor };
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
@@ -310,24 +414,41 @@ const fmtRatio = (r) => `${r.ratio.toFixed(2)}× [${r.low.toFixed(2)}, ${r.high.
 // The machine and the day, saved with the results (a re-render keeps them).
 const machine = () => `${os.cpus()[0]?.model?.trim() ?? 'unknown CPU'} (${os.cpus().length} CPUs, shared)`;
 
+const packageOf = (name) => SERVICES[name]?.package ?? name;
+const EVIDENCE = [
+  ['fullGcs', 'full GCs'],
+  ['youngGcs', 'young GCs'],
+  ['loopP99Ms', 'event loop late, p99 ms'],
+];
+
 function render({ results, command, rate, seconds, date = 'an unrecorded date', cpu = 'an unrecorded machine' }) {
   const lines = [
-    `Measured ${date} on ${cpu}: \`${command}\`; ${rate} requests/s, ${seconds} s per run after as long a warm-up, blocks of one run per mode (medians; ratios to no customlabels, 95 % intervals).`,
+    `Measured ${date} on ${cpu}: \`${command}\`; ${rate} requests/s, ${seconds} s per run after as long a warm-up, blocks of one run per mode (medians; ratios to no customlabels, 95 % intervals; register ÷ floor: hooks on against empty-hooks).`,
     '',
     '| service, Node.js | mode | CPU µs/request | p50 ms | p99 ms | CPU ÷ none | p50 ÷ none | p99 ÷ none | blocks |',
     '|---|---|---|---|---|---|---|---|---|',
   ];
+  const evidence = ['', `Per run, in the measured window (medians, and [min–max] over the blocks):`, '', `| service, Node.js | mode | ${EVIDENCE.map(([, t]) => t).join(' | ')} |`, `|---|---|${EVIDENCE.map(() => '---').join('|')}|`];
   for (const r of results) {
     for (const [name, s] of Object.entries(r.services)) {
+      const label = `${name} ${VERSIONS[packageOf(name)]}, ${r.node}`;
       for (const [mode, xs] of Object.entries(s.values)) {
         const ratio = s.ratios[mode];
         const cells = METRICS.map(([k]) => fmt(median(xs.map((x) => x[k]))));
         const rs = ratio === undefined ? ['—', '—', '—'] : METRICS.map(([k]) => fmtRatio(ratio[k]));
-        lines.push(`| ${name} ${VERSIONS[name]}, ${r.node} | ${mode} | ${cells.join(' | ')} | ${rs.join(' | ')} | ${xs.length} |`);
+        lines.push(`| ${label} | ${mode} | ${cells.join(' | ')} | ${rs.join(' | ')} | ${xs.length} |`);
+        if (xs[0].fullGcs !== undefined) {
+          const ev = EVIDENCE.map(([k]) => {
+            const v = xs.map((x) => x[k]);
+            return `${fmt(median(v))} [${fmt(Math.min(...v))}–${fmt(Math.max(...v))}]`;
+          });
+          evidence.push(`| ${label} | ${mode} | ${ev.join(' | ')} |`);
+        }
       }
+      if (s.floor !== undefined) lines.push(`| ${label} | register ÷ floor | | | | ${fmtRatio(s.floor)} | | | ${s.floor.n} |`);
     }
   }
-  return lines.join('\n');
+  return [...lines, ...(evidence.length > 5 ? evidence : [])].join('\n');
 }
 
 async function main() {
@@ -339,13 +460,30 @@ async function main() {
     install();
     const nodes = nodesOr([nodeVersion(24)]);
     const names = (opt('--services', null) ?? Object.keys(SERVICES).join(',')).split(',');
-    for (const n of names) if (SERVICES[n] === undefined) throw new Error(`--services: unknown ${n} (expected ${Object.keys(SERVICES).join(', ')})`);
+    // --services-on MAJOR=NAME,...: the services run on that major (the
+    // others run on every --node).
+    const on = opt('--services-on', null);
+    const onMajor = on === null ? null : { major: Number(on.split('=')[0]), names: (on.split('=')[1] ?? '').split(',') };
+    for (const n of [...names, ...(onMajor?.names ?? [])]) if (SERVICES[n] === undefined) throw new Error(`--services: unknown ${n} (expected ${Object.keys(SERVICES).join(', ')})`);
     const limits = { rate: Number(opt('--rate', 250)), seconds: Number(opt('--seconds', 15)), blocks: Number(opt('--blocks', 8)) };
     const results = [];
     for (const node of nodes) {
       const frames = frameLine(node);
       const result = { node: version(node), services: {} };
-      for (const name of names) result.services[name] = await runService(node, name, frames, limits);
+      const major = Number(version(node).slice(1).split('.')[0]);
+      for (const name of onMajor !== null && onMajor.major === major ? onMajor.names : names) {
+        const majors = SERVICES[name].majors;
+        if (majors !== undefined && !majors.includes(major)) {
+          process.stderr.write(`  ${version(node)} ${name}: skipped (runs on Node.js ${majors.join(', ')} here)\n`);
+          continue;
+        }
+        try {
+          result.services[name] = await runService(node, name, frames, limits);
+        } catch (err) {
+          // (A service that fails on one line costs its rows, not the run.)
+          process.stderr.write(`  ${version(node)} ${name}: failed: ${err.message}\n`);
+        }
+      }
       results.push(result);
     }
     saved = {
