@@ -296,8 +296,17 @@ function gcCounter(stream) {
   return counts;
 }
 
+const exited = (child) => child.exitCode !== null || child.signalCode !== null;
+
+// Stops `child` (SIGTERM) and waits for its exit; nothing if it is gone.
+async function stop(child) {
+  if (exited(child)) return;
+  child.kill('SIGTERM');
+  await new Promise((r) => (exited(child) ? r() : child.once('exit', r)));
+}
+
 // Runs `service` under `node` in `mode`: { cpuUsPerRequest, p50Ms, p99Ms,
-// requests, errors, fullGcs, youngGcs, loopP99Ms }.
+// requests, fullGcs, youngGcs, loopP99Ms }; throws where a request failed.
 async function runOnce(node, name, mode, dir, { rate, seconds }) {
   const service = SERVICES[name];
   const port = await freePort();
@@ -318,14 +327,13 @@ async function runOnce(node, name, mode, dir, { rate, seconds }) {
   try {
     for (let t = 0; ; t += 100) {
       if ((await get(agent, port, service.ready, 'acme')) === 200) break;
-      if (t > 60000 || child.exitCode !== null || child.signalCode !== null) throw new Error(`${name} ${mode} did not start: ${stderr.slice(0, 500)}`);
+      if (t > 60000 || exited(child)) throw new Error(`${name} ${mode} did not start: ${stderr.slice(0, 500)}`);
       await sleep(100);
     }
     const phase = async (measure) => {
       const n = rate * seconds;
       const latencies = [];
-      let errors = 0;
-      const failed = [];
+      const failed = []; // 'path → status' of each request not answered 200
       if (measure) child.kill('SIGWINCH'); // the loop-delay window starts (a signal whose default is to be ignored: Node-RED exits at SIGUSR2)
       const gcBefore = { ...gcs };
       const start = performance.now();
@@ -341,10 +349,7 @@ async function runOnce(node, name, mode, dir, { rate, seconds }) {
         const from = Math.min(due, performance.now());
         pending.push(
           get(agent, port, service.request(i), TENANTS[i % 3]).then((status) => {
-            if (status !== 200) {
-              errors += 1;
-              failed.push(`${service.request(i)} → ${status}`);
-            }
+            if (status !== 200) failed.push(`${service.request(i)} → ${status}`);
             latencies.push(performance.now() - from);
           }),
         );
@@ -353,20 +358,18 @@ async function runOnce(node, name, mode, dir, { rate, seconds }) {
       const cpu = measure ? cpuNs(child.pid) - cpuBefore : 0;
       latencies.sort((a, b) => a - b);
       const q = (p) => latencies[Math.min(latencies.length - 1, Math.floor(p * latencies.length))];
-      return { cpuUsPerRequest: cpu / 1000 / n, p50Ms: q(0.5), p99Ms: q(0.99), requests: n, errors, failed, fullGcs: gcs.full - gcBefore.full, youngGcs: gcs.young - gcBefore.young };
+      return { cpuUsPerRequest: cpu / 1000 / n, p50Ms: q(0.5), p99Ms: q(0.99), requests: n, failed, fullGcs: gcs.full - gcBefore.full, youngGcs: gcs.young - gcBefore.young };
     };
     await phase(false);
-    const out = await phase(true);
-    if (out.errors > 0) throw new Error(`${name} ${mode}: ${out.errors} of ${out.requests} requests failed (${out.failed.slice(0, 3).join(", ")})`);
-    agent.destroy();
-    child.kill('SIGTERM');
-    await new Promise((r) => (child.exitCode !== null || child.signalCode !== null ? r() : child.once('exit', r)));
+    const { failed, ...out } = await phase(true);
+    if (failed.length > 0) throw new Error(`${name} ${mode}: ${failed.length} of ${out.requests} requests failed (${failed.slice(0, 3).join(', ')})`);
+    // (The loop-delay preload writes its file as the server exits.)
+    await stop(child);
     const delay = JSON.parse(fs.readFileSync(delayFile, 'utf8'));
     return { ...out, loopP99Ms: delay.p99 };
   } finally {
     agent.destroy();
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
-    await new Promise((r) => (child.exitCode !== null || child.signalCode !== null ? r() : child.once('exit', r)));
+    await stop(child);
   }
 }
 
