@@ -13,7 +13,10 @@
 //   options: --node MAJOR|PATH (repeatable), --services NAME,...,
 //            --services-on MAJOR=NAME,... (that major runs those), --rate
 //            requests per second (default 250), --seconds per run (default
-//            15), --blocks N (default 8), --write (docs/performance.md's
+//            15), --blocks N (default 8), --no-profile (no profiled run
+//            per mode after the blocks), --modes MODE,... (none and
+//            these), --node-flags "FLAGS" (to every mode's server: an
+//            experiment's V8 flags), --write (docs/performance.md's
 //            services table), --from FILE (re-render saved results)
 //
 // The services (why: each is a real, widely deployed service whose requests
@@ -57,9 +60,12 @@ const { nodeVersion } = require('../scripts/node-versions');
 const { version, rotate } = require('./harness');
 const { cli, frameLine } = require('./cli');
 const { ratioInterval } = require('./stats');
+const { sharesOf } = require('./profile-share');
 
 const root = path.join(__dirname, '..');
 const CACHE = path.join(root, '.bench-cache', 'services');
+// customlabels' code, as a profile names its scripts.
+const LIB_URL = `${require('node:url').pathToFileURL(path.join(root, 'lib'))}/`;
 const VERSIONS = { verdaccio: '6.10.4', 'node-red': '5.0.7', '@platformatic/db': '3.67.0' };
 // The headers better-sqlite3 (Platformatic DB's driver) is built against.
 const SQLITE_HEADERS = '24.18.1';
@@ -279,7 +285,8 @@ const ENV = {
 
 // Young (Scavenge, Minor Mark-Sweep) and full (Mark-Compact) collections,
 // counted from a --trace-gc stream (its lines appended to the file
-// CUSTOMLABELS_BENCH_GC_LOG names, if set: each GC's reason).
+// CUSTOMLABELS_BENCH_GC_LOG names, if set: each GC's reason, and whatever
+// else --node-flags has V8 print, such as --trace-gc-verbose's heap).
 const GC_LOG = process.env.CUSTOMLABELS_BENCH_GC_LOG || undefined;
 function gcCounter(stream) {
   const counts = { young: 0, full: 0 };
@@ -287,7 +294,7 @@ function gcCounter(stream) {
   stream.on('data', (d) => {
     const lines = (rest + d).split('\n');
     rest = lines.pop();
-    if (GC_LOG !== undefined) fs.appendFileSync(GC_LOG, lines.filter((l) => / ms: /.test(l)).map((l) => `${l}\n`).join(''));
+    if (GC_LOG !== undefined) fs.appendFileSync(GC_LOG, lines.map((l) => `${l}\n`).join(''));
     for (const l of lines) {
       if (/ ms: (Scavenge|Minor Mark-Sweep)\b/.test(l)) counts.young += 1;
       else if (/ ms: Mark-Compact\b/.test(l)) counts.full += 1;
@@ -306,8 +313,11 @@ async function stop(child) {
 }
 
 // Runs `service` under `node` in `mode`: { cpuUsPerRequest, p50Ms, p99Ms,
-// requests, fullGcs, youngGcs, loopP99Ms }; throws where a request failed.
-async function runOnce(node, name, mode, dir, { rate, seconds }) {
+// requests, fullGcs, youngGcs, loopP99Ms }, and with `profile` (a run of
+// its own: the profiler costs CPU) also { shares } of its main thread's CPU
+// profile in the window (bench/profile-share.js); throws where a request
+// failed.
+async function runOnce(node, name, mode, dir, { rate, seconds, nodeFlags }, { profile = false } = {}) {
   const service = SERVICES[name];
   const port = await freePort();
   const env = { ...process.env, ...ENV[mode], NODE_NO_WARNINGS: '1' };
@@ -318,7 +328,11 @@ async function runOnce(node, name, mode, dir, { rate, seconds }) {
   fs.rmSync(delayFile, { force: true });
   env.CUSTOMLABELS_BENCH_LOOP_DELAY = delayFile;
   env.NODE_OPTIONS = [preload('loop-delay.js'), ENV[mode].NODE_OPTIONS].filter(Boolean).join(' ');
-  const child = spawn('taskset', ['-c', '0', node, '--trace-gc', ...service.command(dir, port)], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const profileDir = path.join(dir, `profile-${mode}`);
+  fs.rmSync(profileDir, { recursive: true, force: true });
+  // (Every 100 µs: a window holds some 10,000 samples on CPU.)
+  const profiling = profile ? ['--cpu-prof', '--cpu-prof-interval=100', `--cpu-prof-dir=${profileDir}`] : [];
+  const child = spawn('taskset', ['-c', '0', node, '--trace-gc', ...profiling, ...nodeFlags, ...service.command(dir, port)], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
   const gcs = gcCounter(child.stdout);
   let stderr = '';
   child.stderr.on('data', (d) => (stderr += d));
@@ -336,6 +350,7 @@ async function runOnce(node, name, mode, dir, { rate, seconds }) {
       const failed = []; // 'path → status' of each request not answered 200
       if (measure) child.kill('SIGWINCH'); // the loop-delay window starts (a signal whose default is to be ignored: Node-RED exits at SIGUSR2)
       const gcBefore = { ...gcs };
+      const fromUs = Number(process.hrtime.bigint() / 1000n);
       const start = performance.now();
       const cpuBefore = measure ? cpuNs(child.pid) : 0;
       const pending = [];
@@ -358,15 +373,21 @@ async function runOnce(node, name, mode, dir, { rate, seconds }) {
       const cpu = measure ? cpuNs(child.pid) - cpuBefore : 0;
       latencies.sort((a, b) => a - b);
       const q = (p) => latencies[Math.min(latencies.length - 1, Math.floor(p * latencies.length))];
-      return { cpuUsPerRequest: cpu / 1000 / n, p50Ms: q(0.5), p99Ms: q(0.99), requests: n, failed, fullGcs: gcs.full - gcBefore.full, youngGcs: gcs.young - gcBefore.young };
+      const window = { fromUs, toUs: Number(process.hrtime.bigint() / 1000n) };
+      return { cpuUsPerRequest: cpu / 1000 / n, p50Ms: q(0.5), p99Ms: q(0.99), requests: n, failed, window, fullGcs: gcs.full - gcBefore.full, youngGcs: gcs.young - gcBefore.young };
     };
     await phase(false);
-    const { failed, ...out } = await phase(true);
+    const { failed, window, ...out } = await phase(true);
     if (failed.length > 0) throw new Error(`${name} ${mode}: ${failed.length} of ${out.requests} requests failed (${failed.slice(0, 3).join(', ')})`);
-    // (The loop-delay preload writes its file as the server exits.)
+    // (The loop-delay preload writes its file, and --cpu-prof its profile,
+    // as the server exits.)
     await stop(child);
     const delay = JSON.parse(fs.readFileSync(delayFile, 'utf8'));
-    return { ...out, loopP99Ms: delay.p99 };
+    if (!profile) return { ...out, loopP99Ms: delay.p99 };
+    const [file] = fs.readdirSync(profileDir).filter((f) => f.endsWith('.cpuprofile'));
+    if (file === undefined) throw new Error(`${name} ${mode}: --cpu-prof wrote no profile`);
+    const shares = sharesOf(JSON.parse(fs.readFileSync(path.join(profileDir, file), 'utf8')), { ...window, libPrefix: LIB_URL });
+    return { ...out, loopP99Ms: delay.p99, shares };
   } finally {
     agent.destroy();
     await stop(child);
@@ -385,11 +406,18 @@ async function runService(node, name, frames, limits) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), `customlabels-${name}-`));
   try {
     SERVICES[name].setup(dir);
-    const modes = ['none', 'empty-hooks', 'register', ...(frames ? ['register-nohooks'] : []), 'register-none'];
+    const modes = ['none', 'empty-hooks', 'register', ...(frames ? ['register-nohooks'] : []), 'register-none'].filter((m) => limits.modes === null || m === 'none' || limits.modes.includes(m));
     const values = Object.fromEntries(modes.map((m) => [m, []]));
     for (let b = 0; b < limits.blocks; b++) {
       for (const mode of rotate(modes, b)) values[mode].push(await runOnce(node, name, mode, dir, limits));
       process.stderr.write(`  ${version(node)} ${name}: block ${b + 1}/${limits.blocks}\n`);
+    }
+    // One profiled run per mode after the blocks (not in them: the
+    // profiler's own cost would widen the intervals).
+    const shares = {};
+    if (limits.profile) {
+      for (const mode of modes) shares[mode] = (await runOnce(node, name, mode, dir, limits, { profile: true })).shares;
+      process.stderr.write(`  ${version(node)} ${name}: profiled\n`);
     }
     const ratios = {};
     for (const mode of modes.slice(1)) {
@@ -400,7 +428,7 @@ async function runService(node, name, frames, limits) {
       values.register === undefined || values['empty-hooks'] === undefined
         ? undefined
         : ratioInterval(values.register.map((x, i) => x.cpuUsPerRequest / values['empty-hooks'][i].cpuUsPerRequest));
-    return { values, ratios, floor };
+    return { values, ratios, floor, shares };
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
@@ -431,7 +459,15 @@ function render({ results, command, rate, seconds, date = 'an unrecorded date', 
     '| service, Node.js | mode | CPU µs/request | p50 ms | p99 ms | CPU ÷ none | p50 ÷ none | p99 ÷ none | blocks |',
     '|---|---|---|---|---|---|---|---|---|',
   ];
-  const evidence = ['', `Per run, in the measured window (medians, and [min–max] over the blocks):`, '', `| service, Node.js | mode | ${EVIDENCE.map(([, t]) => t).join(' | ')} |`, `|---|---|${EVIDENCE.map(() => '---').join('|')}|`];
+  const profiled = results.some((r) => Object.values(r.services).some((s) => s.shares !== undefined && Object.keys(s.shares).length > 0));
+  const shareTitles = profiled ? ["customlabels' code, % of CPU", 'GC, % of CPU'] : [];
+  const evidence = [
+    '',
+    `Per run, in the measured window (medians, and [min–max] over the blocks${profiled ? "; the profile's shares from one more run per mode with `--cpu-prof`, of the main thread's samples on CPU: customlabels' code is its lib/ and the native functions it calls" : ''}):`,
+    '',
+    `| service, Node.js | mode | ${[...EVIDENCE.map(([, t]) => t), ...shareTitles].join(' | ')} |`,
+    `|---|---|${[...EVIDENCE, ...shareTitles].map(() => '---').join('|')}|`,
+  ];
   for (const r of results) {
     for (const [name, s] of Object.entries(r.services)) {
       const label = `${name} ${VERSIONS[packageOf(name)]}, ${r.node}`;
@@ -445,7 +481,10 @@ function render({ results, command, rate, seconds, date = 'an unrecorded date', 
             const v = xs.map((x) => x[k]);
             return `${fmt(median(v))} [${fmt(Math.min(...v))}–${fmt(Math.max(...v))}]`;
           });
-          evidence.push(`| ${label} | ${mode} | ${ev.join(' | ')} |`);
+          const sh = s.shares?.[mode];
+          const pct = (x) => `${(100 * x).toFixed(1)} %`;
+          const shareCells = profiled ? (sh === undefined ? ['—', '—'] : [pct(sh.customlabels), pct(sh.gc)]) : [];
+          evidence.push(`| ${label} | ${mode} | ${[...ev, ...shareCells].join(' | ')} |`);
         }
       }
       if (s.floor !== undefined) lines.push(`| ${label} | register ÷ floor | | | | ${fmtRatio(s.floor)} | | | ${s.floor.n} |`);
@@ -468,7 +507,15 @@ async function main() {
     const on = opt('--services-on', null);
     const onMajor = on === null ? null : { major: Number(on.split('=')[0]), names: (on.split('=')[1] ?? '').split(',') };
     for (const n of [...names, ...(onMajor?.names ?? [])]) if (SERVICES[n] === undefined) throw new Error(`--services: unknown ${n} (expected ${Object.keys(SERVICES).join(', ')})`);
-    const limits = { rate: Number(opt('--rate', 250)), seconds: Number(opt('--seconds', 15)), blocks: Number(opt('--blocks', 8)) };
+    const limits = {
+      rate: Number(opt('--rate', 250)),
+      seconds: Number(opt('--seconds', 15)),
+      blocks: Number(opt('--blocks', 8)),
+      profile: !has('--no-profile'),
+      modes: opt('--modes', null)?.split(',') ?? null,
+      nodeFlags: (opt('--node-flags', null) ?? '').split(' ').filter(Boolean),
+    };
+    for (const m of limits.modes ?? []) if (ENV[m] === undefined) throw new Error(`--modes: unknown ${m} (expected ${Object.keys(ENV).join(', ')})`);
     const results = [];
     for (const node of nodes) {
       const frames = frameLine(node);
