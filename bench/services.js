@@ -264,12 +264,15 @@ function get(agent, port, urlPath, tenant, retried = false) {
   });
 }
 
+// Nanoseconds thread `tid` of process `pid` has been on a CPU.
+const threadCpuNs = (pid, tid) => Number(fs.readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0]);
+
 // Nanoseconds the process has been on a CPU, all its threads.
 function cpuNs(pid) {
   let sum = 0;
   for (const tid of fs.readdirSync(`/proc/${pid}/task`)) {
     try {
-      sum += Number(fs.readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0]);
+      sum += threadCpuNs(pid, tid);
     } catch {
       // a thread that ended
     }
@@ -334,7 +337,7 @@ async function runOnce(node, name, mode, dir, { rate, seconds, nodeFlags }, { pr
   env.NODE_OPTIONS = [preload('loop-delay.js'), ENV[mode].NODE_OPTIONS].filter(Boolean).join(' ');
   const profileDir = path.join(dir, `profile-${mode}`);
   fs.rmSync(profileDir, { recursive: true, force: true });
-  // (Every 100 µs: a window holds some 10,000 samples on CPU.)
+  // (Every 100 µs: thousands of samples on CPU in a window.)
   const profiling = profile ? ['--cpu-prof', '--cpu-prof-interval=100', `--cpu-prof-dir=${profileDir}`] : [];
   // (A profiled run is not timed: its server may use both CPUs, so that
   // the profiler's sampling thread does not wait for the main thread's.)
@@ -359,6 +362,7 @@ async function runOnce(node, name, mode, dir, { rate, seconds, nodeFlags }, { pr
       const fromUs = Number(process.hrtime.bigint() / 1000n);
       const start = performance.now();
       const cpuBefore = measure ? cpuNs(child.pid) : 0;
+      const mainBefore = measure ? threadCpuNs(child.pid, child.pid) : 0;
       const pending = [];
       for (let i = 0; i < n; i++) {
         const due = start + (i * 1000) / rate;
@@ -377,10 +381,11 @@ async function runOnce(node, name, mode, dir, { rate, seconds, nodeFlags }, { pr
       }
       await Promise.all(pending);
       const cpu = measure ? cpuNs(child.pid) - cpuBefore : 0;
+      const mainCpu = measure ? threadCpuNs(child.pid, child.pid) - mainBefore : 0;
       latencies.sort((a, b) => a - b);
       const q = (p) => latencies[Math.min(latencies.length - 1, Math.floor(p * latencies.length))];
       const window = { fromUs, toUs: Number(process.hrtime.bigint() / 1000n) };
-      return { cpuUsPerRequest: cpu / 1000 / n, p50Ms: q(0.5), p99Ms: q(0.99), requests: n, failed, window, fullGcs: gcs.full - gcBefore.full, youngGcs: gcs.young - gcBefore.young };
+      return { cpuUsPerRequest: cpu / 1000 / n, mainCpuUsPerRequest: mainCpu / 1000 / n, p50Ms: q(0.5), p99Ms: q(0.99), requests: n, failed, window, fullGcs: gcs.full - gcBefore.full, youngGcs: gcs.young - gcBefore.young };
     };
     await phase(false);
     const { failed, window, ...out } = await phase(true);
@@ -390,9 +395,11 @@ async function runOnce(node, name, mode, dir, { rate, seconds, nodeFlags }, { pr
     await stop(child);
     const delay = JSON.parse(fs.readFileSync(delayFile, 'utf8'));
     if (!profile) return { ...out, loopP99Ms: delay.p99 };
-    const [file] = fs.readdirSync(profileDir).filter((f) => f.endsWith('.cpuprofile'));
-    if (file === undefined) throw new Error(`${name} ${mode}: --cpu-prof wrote no profile`);
-    const shares = sharesOf(JSON.parse(fs.readFileSync(path.join(profileDir, file), 'utf8')), { ...window, libPrefix: LIB_URL });
+    // The main thread's profile: CPU.<date>.<time>.<pid>.<thread id>.<seq>
+    // (a worker's has its own thread id).
+    const files = fs.existsSync(profileDir) ? fs.readdirSync(profileDir).filter((f) => f.endsWith('.cpuprofile') && f.split('.')[4] === '0') : [];
+    if (files.length !== 1) throw new Error(`${name} ${mode}: --cpu-prof wrote ${files.length} main-thread profiles`);
+    const shares = sharesOf(JSON.parse(fs.readFileSync(path.join(profileDir, files[0]), 'utf8')), { ...window, libPrefix: LIB_URL });
     return { ...out, loopP99Ms: delay.p99, shares };
   } finally {
     agent.destroy();
@@ -423,7 +430,18 @@ async function runService(node, name, frames, limits) {
     // profiler's own cost would widen the intervals).
     const shares = {};
     if (limits.profile) {
-      for (const mode of modes) shares[mode] = (await runOnce(node, name, mode, dir, limits, { profile: true })).shares;
+      for (const mode of modes) {
+        try {
+          const { shares: sh } = await runOnce(node, name, mode, dir, limits, { profile: true });
+          // µs of customlabels' code per request: its share of the main
+          // thread's samples, times the main thread's CPU per request in the
+          // blocks (the profiled run's own is the profiler's too).
+          shares[mode] = { ...sh, customlabelsUsPerRequest: sh.customlabels * median(values[mode].map((x) => x.mainCpuUsPerRequest)) };
+        } catch (err) {
+          // (A profiled run that fails costs its cells, not the blocks.)
+          process.stderr.write(`  ${version(node)} ${name} ${mode}: profiled run failed: ${err.message}\n`);
+        }
+      }
       process.stderr.write(`  ${version(node)} ${name}: profiled\n`);
     }
     const ratios = {};
@@ -448,11 +466,12 @@ const median = (xs) => {
   return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
 };
 const fmt = (v) => (v < 10 ? v.toFixed(2) : v < 100 ? v.toFixed(1) : v.toFixed(0));
-const fmtRatio = (r) => `${r.ratio.toFixed(2)}× [${r.low.toFixed(2)}, ${r.high.toFixed(2)}]`;
+// (One block has no interval; saved JSON holds its NaN bounds as null.)
+const fmtRatio = (r) => (Number.isFinite(r.low) ? `${r.ratio.toFixed(2)}× [${r.low.toFixed(2)}, ${r.high.toFixed(2)}]` : `${r.ratio.toFixed(2)}× (one block)`);
 // A ratio, and where its interval is wider than `target` (relative) how
 // wide, and about how many blocks would make it that narrow.
 const withNeed = (r, target) =>
-  target === undefined || r.halfWidth <= target ? fmtRatio(r) : `${fmtRatio(r)} (±${(r.halfWidth * 100).toFixed(0)} %; ±${target * 100} % needs ~${blocksNeeded(r, target)} blocks)`;
+  target === undefined || !Number.isFinite(r.low) || r.halfWidth <= target ? fmtRatio(r) : `${fmtRatio(r)} (±${(r.halfWidth * 100).toFixed(0)} %; ±${target * 100} % needs ~${blocksNeeded(r, target)} blocks)`;
 
 // The machine and the day, saved with the results (a re-render keeps them).
 const machine = () => `${os.cpus()[0]?.model?.trim() ?? 'unknown CPU'} (${os.cpus().length} CPUs, shared)`;
@@ -472,10 +491,10 @@ function render({ results, command, rate, seconds, date = 'an unrecorded date', 
     '|---|---|---|---|---|---|---|---|---|',
   ];
   const profiled = results.some((r) => Object.values(r.services).some((s) => s.shares !== undefined && Object.keys(s.shares).length > 0));
-  const shareTitles = profiled ? ["customlabels' code, % of CPU", 'GC, % of CPU'] : [];
+  const shareTitles = profiled ? ["customlabels' code, % of the main thread's CPU", "customlabels' code, µs/request", "GC, % of the main thread's CPU"] : [];
   const evidence = [
     '',
-    `Per run, in the measured window (medians, and [min–max] over the blocks${profiled ? "; the profile's shares from one more run per mode with `--cpu-prof`, of the main thread's samples on CPU: customlabels' code is its lib/ and the native functions it calls" : ''}):`,
+    `Per run, in the measured window (medians, and [min–max] over the blocks${profiled ? "; the profile's shares from one more run per mode with `--cpu-prof`, not pinned to one CPU (so its GC helpers may use the other), of the main thread's samples on CPU: customlabels' code is its lib/ and the native functions it calls; its µs per request, that share times the main thread's CPU per request in the blocks (median)" : ''}):`,
     '',
     `| service, Node.js | mode | ${[...EVIDENCE.map(([, t]) => t), ...shareTitles].join(' | ')} |`,
     `|---|---|${[...EVIDENCE, ...shareTitles].map(() => '---').join('|')}|`,
@@ -498,7 +517,8 @@ function render({ results, command, rate, seconds, date = 'an unrecorded date', 
           });
           const sh = s.shares?.[mode];
           const pct = (x) => `${(100 * x).toFixed(1)} %`;
-          const shareCells = profiled ? (sh === undefined ? ['—', '—'] : [pct(sh.customlabels), pct(sh.gc)]) : [];
+          const us = sh?.customlabelsUsPerRequest;
+          const shareCells = profiled ? (sh === undefined ? ['—', '—', '—'] : [pct(sh.customlabels), us === undefined ? '—' : fmt(us), pct(sh.gc)]) : [];
           evidence.push(`| ${label} | ${mode} | ${[...ev, ...shareCells].join(' | ')} |`);
         }
       }
@@ -530,6 +550,7 @@ async function main() {
       modes: opt('--modes', null)?.split(',') ?? null,
       nodeFlags: (opt('--node-flags', null) ?? '').split(' ').filter(Boolean),
     };
+    if (has('--write') && (limits.modes !== null || limits.nodeFlags.length > 0)) throw new Error('--write: not with --modes or --node-flags (an experiment is not the docs table)');
     for (const m of limits.modes ?? []) if (ENV[m] === undefined) throw new Error(`--modes: unknown ${m} (expected ${Object.keys(ENV).join(', ')})`);
     const results = [];
     for (const node of nodes) {
