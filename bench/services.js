@@ -5,7 +5,9 @@
 // server CPU per request and p50/p99 latency at a fixed request rate, each
 // ratio with its 95 % interval (bench/stats.js), and per run the evidence
 // for p99: full and young GCs in the window (--trace-gc) and the event
-// loop's delay (perf_hooks.monitorEventLoopDelay, bench/apps/loop-delay.js).
+// loop's delay (perf_hooks.monitorEventLoopDelay, bench/apps/loop-delay.js);
+// after the blocks, a profiled run per mode for customlabels' own share of
+// the CPU (bench/profile-share.js).
 //
 //   node bench/services.js                      # Node 24, all three services
 //   node bench/services.js --node 20 --node 24 --services verdaccio --rate 200 --seconds 15 --write
