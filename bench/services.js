@@ -59,7 +59,7 @@ const os = require('node:os');
 const path = require('node:path');
 const { spawn, execFileSync } = require('node:child_process');
 const { nodeVersion } = require('../scripts/node-versions');
-const { version, rotate } = require('./harness');
+const { version, median, rotate } = require('./harness');
 const { cli, frameLine } = require('./cli');
 const { ratioInterval, blocksNeeded } = require('./stats');
 const { sharesOf } = require('./profile-share');
@@ -462,11 +462,6 @@ async function runService(node, name, frames, limits) {
   }
 }
 
-const median = (xs) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
-};
 const fmt = (v) => (v < 10 ? v.toFixed(2) : v < 100 ? v.toFixed(1) : v.toFixed(0));
 // (One block has no interval; saved JSON holds its NaN bounds as null.)
 const fmtRatio = (r) => (Number.isFinite(r.low) ? `${r.ratio.toFixed(2)}× [${r.low.toFixed(2)}, ${r.high.toFixed(2)}]` : `${r.ratio.toFixed(2)}× (one block)`);
