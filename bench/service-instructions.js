@@ -1,0 +1,242 @@
+'use strict';
+
+// Instructions per request of the three real services (bench/service-apps.js)
+// in each mode, counted by valgrind (callgrind) in the server: a second
+// signal beside bench/services.js's CPU time, one this machine's noise does
+// not reach. Time per request on this shared machine moves by ±10-25 % from
+// run to run; the instructions a request executes do not depend on what else
+// the machine runs, so ratios between modes resolve a few per cent in a
+// handful of runs. They are not time: an instruction of a cache miss and one
+// of a register move count alike, and valgrind runs the server's threads one
+// at a time. Instructions are the work customlabels adds, not its latency.
+//
+//   node bench/service-instructions.js                 # Node 24, all three
+//   node bench/service-instructions.js --services node-red --repeat 3 --write
+//   options: --node MAJOR|PATH (one), --services NAME,..., --modes MODE,...
+//            (none and these), --warmup requests before the first window
+//            (default 2000), --requests per window (default 1000),
+//            --windows per server (default 3), --repeat servers per mode
+//            (default 2), --write (docs/performance.md's
+//            service-instructions table), --from FILE (re-render saved
+//            results)
+//
+// Each server runs under `valgrind --tool=callgrind --instr-atstart=no`
+// with `node --single-threaded` (V8's GC and compiler work on the main
+// thread, in the count, not on helper threads valgrind would interleave):
+// counting starts after it answers (callgrind_control -i on), then the
+// warm-up, then per window the counters zeroed (-z), the requests sent one
+// at a time over one kept-alive connection, and the counters dumped (-d).
+// A window's total is every instruction the process executed in it (every
+// thread: libuv's pool too), over the requests, split by function
+// (bench/callgrind-costs.js, with `node --perf-basic-prof` naming the
+// JavaScript): V8's GC, its compilers, customlabels' own JavaScript, and
+// the rest. `work` is the total less GC and compiling, which come in lumps
+// (a window may hold a whole collection, or none) and so spread the total
+// wider than what a request itself runs. Ratios pair each mode's window with none's
+// window of the same number in the same repeat (bench/stats.js: geometric
+// mean, bootstrap interval over those pairs).
+
+const fs = require('node:fs');
+const http = require('node:http');
+const os = require('node:os');
+const path = require('node:path');
+const { spawn, execFileSync } = require('node:child_process');
+const { nodeVersion } = require('../scripts/node-versions');
+const { version, median, rotate } = require('./harness');
+const { cli, frameLine } = require('./cli');
+const { ratioInterval } = require('./stats');
+const { costsPerRequest } = require('./callgrind-costs');
+const { VERSIONS, install, TENANTS, SERVICES, ENV, freePort, sleep, get, exited, stop } = require('./service-apps');
+
+const root = path.join(__dirname, '..');
+const LIB_PATH = `${path.join(root, 'lib')}/`;
+const { args, opt, has, nodes } = cli(__filename);
+
+// callgrind_control's command to the server (valgrind's pid is the node's).
+const control = (pid, flag, value) => execFileSync('callgrind_control', value === undefined ? [flag, String(pid)] : [flag, value, String(pid)], { stdio: 'ignore' });
+
+// `n` requests, one at a time; throws at the first not answered 200.
+async function sendSequential(agent, port, service, from, n) {
+  for (let i = from; i < from + n; i++) {
+    const status = await get(agent, port, service.request(i), TENANTS[i % 3]);
+    if (status !== 200) throw new Error(`${service.request(i)} → ${status}`);
+  }
+}
+
+// One server of `name` in `mode` under callgrind: per window its
+// instructions per request (bench/callgrind-costs.js: total, gc, compile,
+// customlabels, rest, customlabelsFns) and `work`, the total less GC and
+// compiling.
+async function runOnce(node, name, mode, dir, limits) {
+  const service = SERVICES[name];
+  const port = await freePort();
+  const env = { ...process.env, ...ENV[mode], NODE_NO_WARNINGS: '1' };
+  for (const k of ['NODE_OPTIONS', 'CUSTOMLABELS_HOOKS', 'CUSTOMLABELS_INTEGRATIONS', 'CUSTOMLABELS_HEADERS']) if (ENV[mode][k] === undefined) delete env[k];
+  const outDir = path.join(dir, `callgrind-${mode}`);
+  fs.rmSync(outDir, { recursive: true, force: true });
+  fs.mkdirSync(outDir);
+  const out = path.join(outDir, 'cg.out');
+  const child = spawn('valgrind', ['--tool=callgrind', '--instr-atstart=no', `--callgrind-out-file=${out}`, node, '--single-threaded', '--perf-basic-prof', ...service.command(dir, port)], {
+    cwd: root,
+    env,
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr.on('data', (d) => (stderr = (stderr + d).slice(-4000)));
+  // (--perf-basic-prof's names of the code V8 generates; valgrind keeps the
+  // pid.)
+  const perfMap = `/tmp/perf-${child.pid}.map`;
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  try {
+    for (let t = 0; ; t += 500) {
+      if ((await get(agent, port, service.ready, 'acme')) === 200) break;
+      if (t > 300000 || exited(child)) throw new Error(`${name} ${mode} did not start under valgrind: ${stderr.slice(-800)}`);
+      await sleep(500);
+    }
+    control(child.pid, '-i', 'on');
+    await sendSequential(agent, port, service, 0, limits.warmup);
+    const windows = [];
+    for (let w = 0; w < limits.windows; w++) {
+      control(child.pid, '-z');
+      await sendSequential(agent, port, service, limits.warmup + w * limits.requests, limits.requests);
+      const before = new Set(fs.readdirSync(outDir));
+      control(child.pid, '-d');
+      // (The dump is written before callgrind_control returns.)
+      const dumped = fs.readdirSync(outDir).filter((f) => !before.has(f));
+      if (dumped.length !== 1) throw new Error(`${name} ${mode}: callgrind wrote ${dumped.length} dumps for window ${w + 1}`);
+      const c = costsPerRequest(path.join(outDir, dumped[0]), perfMap, LIB_PATH, limits.requests);
+      windows.push({ ...c, work: c.total - c.gc - c.compile });
+    }
+    return windows;
+  } finally {
+    agent.destroy();
+    await stop(child);
+    fs.rmSync(outDir, { recursive: true, force: true });
+    fs.rmSync(perfMap, { force: true });
+  }
+}
+
+const PARTS = ['total', 'work', 'gc', 'compile', 'customlabels'];
+// (GC and compiling come in lumps: a window may hold none, so they are
+// given as means over all windows, not compared window by window.)
+const RATIO_PARTS = ['total', 'work'];
+const LUMPY = ['gc', 'compile'];
+
+async function runService(node, name, limits) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), `customlabels-${name}-`));
+  try {
+    SERVICES[name].setup(dir);
+    const frames = frameLine(node);
+    const modes = ['none', 'empty-hooks', 'register', ...(frames ? ['register-nohooks'] : []), 'register-none'].filter((m) => limits.modes === null || m === 'none' || limits.modes.includes(m));
+    // values[mode][repeat] = that server's windows
+    const values = Object.fromEntries(modes.map((m) => [m, []]));
+    for (let r = 0; r < limits.repeat; r++) {
+      for (const mode of rotate(modes, r)) {
+        values[mode][r] = await runOnce(node, name, mode, dir, limits);
+        process.stderr.write(`  ${version(node)} ${name} ${mode}: ${values[mode][r].map((w) => Math.round(w.total)).join(', ')} instructions/request\n`);
+      }
+    }
+    // Each mode's windows paired with `base`'s of the same repeat and number.
+    const pairs = (mode, base, part) => values[mode].flatMap((ws, r) => ws.map((w, i) => w[part] / values[base][r][i][part]));
+    const per = Object.fromEntries(modes.map((m) => [m, Object.fromEntries(PARTS.map((p) => [p, median(values[m].flat().map((w) => w[p]))]))]));
+    const ratios = Object.fromEntries(modes.slice(1).map((m) => [m, Object.fromEntries(RATIO_PARTS.map((p) => [p, ratioInterval(pairs(m, 'none', p))]))]));
+    const floor = values.register !== undefined && values['empty-hooks'] !== undefined ? Object.fromEntries(RATIO_PARTS.map((p) => [p, ratioInterval(pairs('register', 'empty-hooks', p))])) : undefined;
+    const mean = (m, part) => values[m].flat().reduce((a, w) => a + w[part], 0) / values[m].flat().length;
+    for (const m of modes) for (const part of LUMPY) per[m][part] = mean(m, part);
+    // customlabels' own functions, instructions per request (the windows'
+    // mean), largest first.
+    const fns = Object.fromEntries(
+      modes.map((m) => {
+        const sums = {};
+        for (const w of values[m].flat()) for (const [f, n] of Object.entries(w.customlabelsFns)) sums[f] = (sums[f] ?? 0) + n / values[m].flat().length;
+        return [m, Object.entries(sums).sort((a, b) => b[1] - a[1])];
+      }),
+    );
+    return { values, per, ratios, floor, fns };
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const thousands = (n) => `${(n / 1000).toFixed(0)} k`;
+const fmtRatio = (r) => (Number.isFinite(r.low) ? `${r.ratio.toFixed(3)}× [${r.low.toFixed(3)}, ${r.high.toFixed(3)}]` : `${r.ratio.toFixed(3)}× (one pair)`);
+const packageOf = (name) => SERVICES[name].package ?? name;
+
+function render({ node, services, command, limits, date, cpu }) {
+  const lines = [
+    `Counted ${date} on ${cpu}: \`${command}\`; ${limits.repeat} servers per mode, ${limits.windows} windows of ${limits.requests} requests each after ${limits.warmup} of warm-up; instructions per request (medians of the windows; GC and compiling, which come in lumps: means), work: the total less GC and compiling; ratios to no customlabels over the windows paired by number [95 %]; register ÷ floor: hooks on against empty-hooks.`,
+    '',
+    '| service, Node.js | mode | instructions/request | work | GC | compiling | customlabels\' own | total ÷ none | work ÷ none | pairs |',
+    '|---|---|---|---|---|---|---|---|---|---|',
+  ];
+  for (const [name, s] of Object.entries(services)) {
+    const label = `${name} ${VERSIONS[packageOf(name)]}, ${node}`;
+    for (const [mode, p] of Object.entries(s.per)) {
+      const r = s.ratios[mode];
+      lines.push(`| ${label} | ${mode} | ${thousands(p.total)} | ${thousands(p.work)} | ${thousands(p.gc)} | ${thousands(p.compile)} | ${thousands(p.customlabels)} | ${r ? fmtRatio(r.total) : '—'} | ${r ? fmtRatio(r.work) : '—'} | ${r ? r.total.n : ''} |`);
+    }
+    if (s.floor !== undefined) lines.push(`| ${label} | register ÷ floor | | | | | | ${fmtRatio(s.floor.total)} | ${fmtRatio(s.floor.work)} | ${s.floor.total.n} |`);
+  }
+  // customlabels' own functions per request, where register runs.
+  for (const [name, s] of Object.entries(services)) {
+    for (const mode of ['register', 'register-nohooks']) {
+      const top = s.fns?.[mode];
+      if (top === undefined || top.length === 0) continue;
+      lines.push('', `${name}, ${mode}: customlabels' own instructions per request, by function (the ten largest of ${top.length}): ${top.slice(0, 10).map(([f, n]) => `\`${f}\` ${Math.round(n)}`).join(', ')}.`);
+    }
+  }
+  return lines.join('\n');
+}
+
+async function main() {
+  const from = opt('--from', null);
+  let saved;
+  if (from !== null) {
+    saved = JSON.parse(fs.readFileSync(from, 'utf8'));
+  } else {
+    execFileSync('valgrind', ['--version'], { stdio: 'ignore' });
+    install();
+    const all = nodes([nodeVersion(24)]);
+    if (all.length !== 1) throw new Error('bench/service-instructions.js counts one Node.js at a time (one --node)');
+    const node = all[0];
+    const major = Number(version(node).slice(1).split('.')[0]);
+    const names = (opt('--services', null) ?? Object.keys(SERVICES).join(',')).split(',');
+    for (const n of names) if (SERVICES[n] === undefined) throw new Error(`--services: unknown ${n} (expected ${Object.keys(SERVICES).join(', ')})`);
+    const limits = {
+      warmup: Number(opt('--warmup', 2000)),
+      requests: Number(opt('--requests', 1000)),
+      windows: Number(opt('--windows', 3)),
+      repeat: Number(opt('--repeat', 2)),
+      modes: opt('--modes', null)?.split(',') ?? null,
+    };
+    if (has('--write') && limits.modes !== null) throw new Error('--write: not with --modes (an experiment is not the docs table)');
+    for (const m of limits.modes ?? []) if (ENV[m] === undefined) throw new Error(`--modes: unknown ${m} (expected ${Object.keys(ENV).join(', ')})`);
+    const services = {};
+    for (const name of names) {
+      const majors = SERVICES[name].majors;
+      if (majors !== undefined && !majors.includes(major)) {
+        process.stderr.write(`  ${version(node)} ${name}: skipped (runs on Node.js ${majors.join(', ')} here)\n`);
+        continue;
+      }
+      services[name] = await runService(node, name, limits);
+    }
+    saved = {
+      node: version(node),
+      services,
+      command: `node bench/service-instructions.js ${args.filter((a) => a !== '--write').join(' ')}`.trim(),
+      limits,
+      date: new Date().toISOString().slice(0, 10),
+      cpu: `${os.cpus()[0]?.model?.trim() ?? 'unknown CPU'}, valgrind ${execFileSync('valgrind', ['--version'], { encoding: 'utf8' }).trim().replace(/^valgrind-/, '')}`,
+    };
+    fs.mkdirSync(path.join(__dirname, 'results'), { recursive: true });
+    fs.writeFileSync(path.join(__dirname, 'results', 'service-instructions.json'), `${JSON.stringify(saved, null, 1)}\n`);
+  }
+  const body = render(saved);
+  process.stdout.write(`${body}\n`);
+  if (has('--write')) require('./tables').replaceBetween(path.join(root, 'docs', 'performance.md'), 'service-instructions', body);
+}
+
+main().catch((err) => {
+  process.stderr.write(`${err.stack}\n`);
+  process.exit(1);
+});
