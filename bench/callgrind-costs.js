@@ -7,7 +7,8 @@
 // --perf-basic-prof` writes (/tmp/perf-<pid>.map: "start size name" per
 // piece of code, in hex), so each JavaScript function has its own row
 // ("JS:name file:line:column"). Kinds:
-//   gc            V8's collector (scavenges, marking, sweeping, compaction)
+//   gc            V8's collector (scavenges, marking, sweeping, compaction,
+//                 and the write barrier's marking work)
 //   compile       V8's compilers (parsing, bytecode, Sparkplug, Maglev,
 //                 TurboFan), which run on the main thread with
 //                 --single-threaded
@@ -45,7 +46,7 @@ function nameAt(ranges, address) {
   return best >= 0 && address < ranges[best][1] ? ranges[best][2] : null;
 }
 
-const GC = /Scaveng|heap::base::|MarkCompact|Marking|Sweep|Evacuat|RememberedSet|SlotSet|MinorMS|ConcurrentMarking|ObjectVisitor|BodyDescriptor|Heap::(CollectGarbage|PerformGarbageCollection|Scavenge|MarkCompact|IterateRoots)/;
+const GC = /Scaveng|heap::base::|RecordWrite|MarkBit|WriteBarrier|NeedsResetDueToFlushedBytecode|RelocIterator|MarkCompact|Marking|Sweep|Evacuat|RememberedSet|SlotSet|MinorMS|ConcurrentMarking|ObjectVisitor|BodyDescriptor|Heap::(CollectGarbage|PerformGarbageCollection|Scavenge|MarkCompact|IterateRoots)/;
 const COMPILE = /v8::internal::compiler::|turboshaft::|maglev::|v8::internal::baseline::|v8::internal::interpreter::|v8::internal::Parser|v8::internal::Scanner|v8::internal::Compiler::|v8::internal::Zone|v8::internal::AstValueFactory|v8::internal::(Optimized|Unoptimized)Compil/;
 
 // { total, self: Map name -> instructions } of a callgrind dump; names of
@@ -100,18 +101,20 @@ function kindOf(name, libPath) {
   return 'rest';
 }
 
-// { total, gc, compile, customlabels, rest, customlabelsFns: { name: n } }
-// of a dump, each per `requests`.
+// { total, gc, compile, customlabels, rest, customlabelsFns, restFns } of
+// a dump, each per `requests`; the two Fns: { name: n } of customlabels'
+// functions and of the rest's.
 function costsPerRequest(dumpFile, perfMap, libPath, requests) {
   const { total, self } = selfCosts(dumpFile, perfMap);
-  const out = { total: total / requests, gc: 0, compile: 0, customlabels: 0, rest: 0, customlabelsFns: {} };
+  const out = { total: total / requests, gc: 0, compile: 0, customlabels: 0, rest: 0, customlabelsFns: {}, restFns: {} };
   for (const [name, n] of self) {
     const kind = kindOf(name, libPath);
     out[kind] += n / requests;
-    if (kind === 'customlabels') {
-      const short = name.replace(/^JS:[*~^+]?'?/, '').replace(libPath, 'lib/');
-      out.customlabelsFns[short] = (out.customlabelsFns[short] ?? 0) + n / requests;
-    }
+    // (A JavaScript function's name without the tier V8 marks it with, so
+    // that its rows of each tier add up.)
+    const short = name.replace(/^JS:[*~^+]?'?/, 'JS:').replace(libPath, 'lib/');
+    if (kind === 'customlabels') out.customlabelsFns[short.slice(3)] = (out.customlabelsFns[short.slice(3)] ?? 0) + n / requests;
+    else if (kind === 'rest') out.restFns[short] = (out.restFns[short] ?? 0) + n / requests;
   }
   return out;
 }

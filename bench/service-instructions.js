@@ -145,14 +145,25 @@ async function runService(node, name, limits) {
     for (const m of modes) for (const part of LUMPY) per[m][part] = mean(m, part);
     // customlabels' own functions, instructions per request (the windows'
     // mean), largest first.
-    const fns = Object.fromEntries(
-      modes.map((m) => {
-        const sums = {};
-        for (const w of values[m].flat()) for (const [f, n] of Object.entries(w.customlabelsFns)) sums[f] = (sums[f] ?? 0) + n / values[m].flat().length;
-        return [m, Object.entries(sums).sort((a, b) => b[1] - a[1])];
+    const meanFns = (m, key) => {
+      const sums = {};
+      for (const w of values[m].flat()) for (const [f, n] of Object.entries(w[key])) sums[f] = (sums[f] ?? 0) + n / values[m].flat().length;
+      return sums;
+    };
+    const fns = Object.fromEntries(modes.map((m) => [m, Object.entries(meanFns(m, 'customlabelsFns')).sort((a, b) => b[1] - a[1])]));
+    // What grows most in the rest (Node.js's and V8's code the app runs)
+    // against none: what customlabels has them do, the largest 12.
+    const none = meanFns('none', 'restFns');
+    const grown = Object.fromEntries(
+      modes.slice(1).map((m) => {
+        const rest = meanFns(m, 'restFns');
+        const diff = Object.keys({ ...rest, ...none }).map((f) => [f, (rest[f] ?? 0) - (none[f] ?? 0)]);
+        return [m, diff.sort((a, b) => b[1] - a[1]).slice(0, 12)];
       }),
     );
-    return { values, per, ratios, floor, fns };
+    // (Each window's by-function rows are summed up above, not saved.)
+    for (const m of modes) for (const w of values[m].flat()) delete w.restFns;
+    return { values, per, ratios, floor, fns, grown };
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
@@ -183,6 +194,8 @@ function render({ node, services, command, limits, date, cpu }) {
       const top = s.fns?.[mode];
       if (top === undefined || top.length === 0) continue;
       lines.push('', `${name}, ${mode}: customlabels' own instructions per request, by function (the ten largest of ${top.length}): ${top.slice(0, 10).map(([f, n]) => `\`${f}\` ${Math.round(n)}`).join(', ')}.`);
+      const grown = s.grown?.[mode];
+      if (grown !== undefined) lines.push('', `${name}, ${mode}: what grows most in the rest against none, instructions per request: ${grown.map(([f, n]) => `\`${f}\` ${n >= 0 ? '+' : ''}${Math.round(n)}`).join(', ')}.`);
     }
   }
   return lines.join('\n');
