@@ -231,7 +231,12 @@ async function main() {
         process.stderr.write(`  ${version(node)} ${name}: skipped (runs on Node.js ${majors.join(', ')} here)\n`);
         continue;
       }
-      services[name] = await runService(node, name, limits);
+      try {
+        services[name] = await runService(node, name, limits);
+      } catch (err) {
+        // (A service that fails costs its rows, not the run.)
+        process.stderr.write(`  ${version(node)} ${name}: failed: ${err.message}\n`);
+      }
     }
     saved = {
       node: version(node),
