@@ -16,9 +16,11 @@
 //            (none and these), --warmup requests before the first window
 //            (default 2000), --requests per window (default 1000),
 //            --windows per server (default 3), --repeat servers per mode
-//            (default 2), --write (docs/performance.md's
-//            service-instructions table), --from FILE (re-render saved
-//            results)
+//            (default 2), --out FILE (where the results are saved; default
+//            bench/results/service-instructions.json), --write
+//            (docs/performance.md's service-instructions table), --from
+//            FILE,... (re-render saved results, several runs' services in
+//            one table)
 //
 // Each server runs under `valgrind --tool=callgrind --instr-atstart=no`
 // with `node --single-threaded` (V8's GC and compiler work on the main
@@ -205,7 +207,11 @@ async function main() {
   const from = opt('--from', null);
   let saved;
   if (from !== null) {
-    saved = JSON.parse(fs.readFileSync(from, 'utf8'));
+    // (Several files, comma-separated: runs of different services on one
+    // Node.js, rendered as one table.)
+    const runs = from.split(',').map((f) => JSON.parse(fs.readFileSync(f, 'utf8')));
+    for (const r of runs) if (r.node !== runs[0].node) throw new Error(`--from: runs of ${runs[0].node} and ${r.node} in one table`);
+    saved = { ...runs[0], services: Object.assign({}, ...runs.map((r) => r.services)), command: runs.map((r) => r.command).join('`, `') };
   } else {
     execFileSync('valgrind', ['--version'], { stdio: 'ignore' });
     install();
@@ -246,8 +252,9 @@ async function main() {
       date: new Date().toISOString().slice(0, 10),
       cpu: `${os.cpus()[0]?.model?.trim() ?? 'unknown CPU'}, valgrind ${execFileSync('valgrind', ['--version'], { encoding: 'utf8' }).trim().replace(/^valgrind-/, '')}`,
     };
-    fs.mkdirSync(path.join(__dirname, 'results'), { recursive: true });
-    fs.writeFileSync(path.join(__dirname, 'results', 'service-instructions.json'), `${JSON.stringify(saved, null, 1)}\n`);
+    const out = opt('--out', path.join(__dirname, 'results', 'service-instructions.json'));
+    fs.mkdirSync(path.dirname(out), { recursive: true });
+    fs.writeFileSync(out, `${JSON.stringify(saved, null, 1)}\n`);
   }
   const body = render(saved);
   process.stdout.write(`${body}\n`);
