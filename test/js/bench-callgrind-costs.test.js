@@ -1,0 +1,83 @@
+'use strict';
+
+// bench/callgrind-costs.js: the parser behind bench/service-instructions.js's
+// numbers. A callgrind dump's own costs are summed per function, a call's
+// inclusive cost is not counted as the caller's own, compressed names
+// "(id) name" are resolved, generated code is named from the perf map (the
+// last code given an address wins), and the kinds add up to the total.
+
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const { selfCosts, costsPerRequest } = require('../../bench/callgrind-costs');
+
+const LIB = '/srv/app/node_modules/customlabels/lib/';
+
+let dir;
+beforeAll(() => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'callgrind-costs-'));
+  fs.writeFileSync(
+    path.join(dir, 'dump'),
+    [
+      '# callgrind format',
+      'version: 1',
+      'events: Ir',
+      'summary: 1000',
+      '',
+      'ob=(1) /usr/bin/node',
+      'fn=(1) uv_run',
+      '0 100',
+      'cfn=(2) 0x0000000000001010',
+      'calls=2 0',
+      '0 650',
+      '+2 20',
+      'fn=(2)',
+      '0 300',
+      'cfn=(3) v8::internal::Heap::CollectGarbage(v8::internal::AllocationSpace)',
+      'calls=1 0',
+      '0 200',
+      'cfn=(4) 0x0000000000002008',
+      'calls=1 0',
+      '0 150',
+      'fn=(3)',
+      '0 200',
+      'fn=(4)',
+      '*3 150',
+      'fn=(5) v8::internal::compiler::Pipeline::Run()',
+      '0 180',
+      'fn=(6) 0x0000000000009000',
+      '0 50',
+      '',
+    ].join('\n'),
+  );
+  fs.writeFileSync(
+    path.join(dir, 'perf.map'),
+    [
+      '1000 100 JS:*handle /srv/app/server.js:10:3',
+      '2000 40 JS:~old /srv/app/gone.js:1:1',
+      `2000 40 JS:*'before ${LIB}core/switcher.js:184:27`,
+      '',
+    ].join('\n'),
+  );
+});
+afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+test("each function's own instructions, never a call's inclusive cost, names resolved from the perf map", () => {
+  const { total, self } = selfCosts(path.join(dir, 'dump'), path.join(dir, 'perf.map'));
+  expect(Object.fromEntries(self)).toEqual({
+    uv_run: 120,
+    'JS:*handle /srv/app/server.js:10:3': 300,
+    'v8::internal::Heap::CollectGarbage(v8::internal::AllocationSpace)': 200,
+    [`JS:*'before ${LIB}core/switcher.js:184:27`]: 150,
+    'v8::internal::compiler::Pipeline::Run()': 180,
+    'generated code, unnamed': 50,
+  });
+  expect(total).toBe(1000);
+});
+
+test('the kinds add up to the total, per request, with customlabels by function', () => {
+  const c = costsPerRequest(path.join(dir, 'dump'), path.join(dir, 'perf.map'), LIB, 10);
+  expect({ total: c.total, gc: c.gc, compile: c.compile, customlabels: c.customlabels, rest: c.rest }).toEqual({ total: 100, gc: 20, compile: 18, customlabels: 15, rest: 47 });
+  expect(c.customlabelsFns).toEqual({ 'before lib/core/switcher.js:184:27': 15 });
+  expect(c.restFns['JS:handle /srv/app/server.js:10:3']).toBe(30);
+});
