@@ -104,13 +104,21 @@ function mountPathOf(layer) {
   return undefined;
 }
 
-// A mount layer's { seg } (null: it adds nothing), kept on the layer.
+// What a layer that is not a route's adds to the mount prefix: { seg }, or
+// NO_MOUNT (seg null) for one that adds nothing (mounted at '/', or a layer
+// of a route's own stack, which has a method, maybe undefined for
+// route.all), worked out at its first request and kept on the layer, so
+// that the layers a request passes cost one property read each.
+const NO_MOUNT = Object.freeze({ seg: null });
 function mountOf(layer) {
   let mount = layer[kMount];
   if (mount === undefined) {
-    const path = mountPathOf(layer);
-    const seg = path === undefined ? UNKNOWN_MOUNT : segment(path);
-    mount = { seg: seg === '/' || seg === '' ? null : seg };
+    let seg = null;
+    if (!Object.prototype.hasOwnProperty.call(layer, 'method')) {
+      const path = mountPathOf(layer);
+      seg = path === undefined ? UNKNOWN_MOUNT : segment(path);
+    }
+    mount = seg === null || seg === '/' || seg === '' ? NO_MOUNT : { seg };
     if (Object.isExtensible(layer)) Object.defineProperty(layer, kMount, { value: mount });
   }
   return mount;
@@ -170,9 +178,6 @@ function patchLayer(proto) {
         if (!enterRoute || !isActive(req)) return handle.call(this, req, res, next);
         return inRoute(req, this.route, () => handle.call(this, req, res, next));
       }
-      // A layer of a route's own stack (it has a method, maybe undefined for
-      // route.all): no mount.
-      if (Object.prototype.hasOwnProperty.call(this, 'method')) return handle.call(this, req, res, next);
       const mount = mountOf(this);
       if (mount.seg === null) return handle.call(this, req, res, next);
       const state = stateOf(req);
