@@ -8,7 +8,8 @@
 // piece of code, in hex), so each JavaScript function has its own row
 // ("JS:name file:line:column"). Kinds:
 //   gc            V8's collector (scavenges, marking, sweeping, compaction,
-//                 and the write barrier's marking work)
+//                 the write barrier's marking work, and the object moves
+//                 --perf-basic-prof has every GC report: Heap::OnMoveEvent)
 //   compile       V8's compilers (parsing, bytecode, Sparkplug, Maglev,
 //                 TurboFan), which run on the main thread with
 //                 --single-threaded
@@ -46,7 +47,7 @@ function nameAt(ranges, address) {
   return best >= 0 && address < ranges[best][1] ? ranges[best][2] : null;
 }
 
-const GC = /Scaveng|heap::base::|RecordWrite|MarkBit|WriteBarrier|NeedsResetDueToFlushedBytecode|RelocIterator|MarkCompact|Marking|Sweep|Evacuat|RememberedSet|SlotSet|MinorMS|ConcurrentMarking|ObjectVisitor|BodyDescriptor|Heap::(CollectGarbage|PerformGarbageCollection|Scavenge|MarkCompact|IterateRoots)/;
+const GC = /Scaveng|heap::base::|RecordWrite|MarkBit|WriteBarrier|NeedsResetDueToFlushedBytecode|RelocIterator|Heap::OnMoveEvent|SizeFromMap|RecordMigratedSlot|StringTableCleaner|FreeList|MarkCompact|Marking|Sweep|Evacuat|RememberedSet|SlotSet|MinorMS|ConcurrentMarking|ObjectVisitor|BodyDescriptor|Heap::(CollectGarbage|PerformGarbageCollection|Scavenge|MarkCompact|IterateRoots)/;
 const COMPILE = /v8::internal::compiler::|turboshaft::|maglev::|v8::internal::baseline::|v8::internal::interpreter::|v8::internal::Parser|v8::internal::Scanner|v8::internal::Compiler::|v8::internal::Zone|v8::internal::AstValueFactory|v8::internal::(Optimized|Unoptimized)Compil/;
 
 // { total, self: Map name -> instructions } of a callgrind dump; names of
