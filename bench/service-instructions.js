@@ -107,6 +107,12 @@ async function runOnce(node, name, mode, dir, limits) {
       const dumped = fs.readdirSync(outDir).filter((f) => !before.has(f));
       if (dumped.length !== 1) throw new Error(`${name} ${mode}: callgrind wrote ${dumped.length} dumps for window ${w + 1}`);
       const c = costsPerRequest(path.join(outDir, dumped[0]), perfMap, LIB_PATH, limits.requests);
+      // (Hooks off must mean off: a server whose hooks stayed on, say for
+      // want of the V8 unit, would count as hook-free. The switch's code
+      // runs only with hooks.)
+      if (ENV[mode].CUSTOMLABELS_HOOKS === '0' && Object.keys(c.customlabelsFns).some((f) => f.includes('lib/core/switcher.js'))) {
+        throw new Error(`${name} ${mode}: the switch ran, so hooks stayed on (customlabels.strategy() says why)`);
+      }
       windows.push({ ...c, work: c.total - c.gc - c.compile });
     }
     return windows;
