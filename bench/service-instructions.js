@@ -146,11 +146,15 @@ async function runService(node, name, limits) {
     }
     // Each mode's windows paired with `base`'s of the same repeat and number.
     const pairs = (mode, base, part) => values[mode].flatMap((ws, r) => ws.map((w, i) => w[part] / values[base][r][i][part]));
-    const per = Object.fromEntries(modes.map((m) => [m, Object.fromEntries(PARTS.map((p) => [p, median(values[m].flat().map((w) => w[p]))]))]));
+    // Per mode: the windows' median of each part, their mean for the lumpy
+    // ones.
+    const summary = (m, p) => {
+      const xs = values[m].flat().map((w) => w[p]);
+      return LUMPY.includes(p) ? xs.reduce((a, b) => a + b, 0) / xs.length : median(xs);
+    };
+    const per = Object.fromEntries(modes.map((m) => [m, Object.fromEntries(PARTS.map((p) => [p, summary(m, p)]))]));
     const ratios = Object.fromEntries(modes.slice(1).map((m) => [m, Object.fromEntries(RATIO_PARTS.map((p) => [p, ratioInterval(pairs(m, 'none', p))]))]));
     const floor = values.register !== undefined && values['empty-hooks'] !== undefined ? Object.fromEntries(RATIO_PARTS.map((p) => [p, ratioInterval(pairs('register', 'empty-hooks', p))])) : undefined;
-    const mean = (m, part) => values[m].flat().reduce((a, w) => a + w[part], 0) / values[m].flat().length;
-    for (const m of modes) for (const part of LUMPY) per[m][part] = mean(m, part);
     // customlabels' own functions, instructions per request (the windows'
     // mean), largest first.
     const meanFns = (m, key) => {
