@@ -13,6 +13,12 @@
 //   compile       V8's compilers (parsing, bytecode, Sparkplug, Maglev,
 //                 TurboFan), which run on the main thread with
 //                 --single-threaded
+// A function is GC or compiling by its name (GC, COMPILE below), and
+// otherwise by who calls it: a function no name marks (a root visitor, a
+// hash-table probe, memcpy) takes the share of GC and of compiling of its
+// callers, weighted by what each call cost, so what the collector calls is
+// counted as GC however it is named, and a helper both the collector and a
+// request call is split between them.
 //   customlabels  customlabels' own JavaScript (its lib/ files), as
 //                 compiled; what V8 inlined into it counts as its
 //   rest          everything else: the app's and Node.js's JavaScript,
@@ -50,7 +56,9 @@ function nameAt(ranges, address) {
 const GC = /Scaveng|heap::base::|RecordWrite|MarkBit|WriteBarrier|NeedsResetDueToFlushedBytecode|RelocIterator|Heap::OnMoveEvent|SizeFromMap|RecordMigratedSlot|StringTableCleaner|FreeList|MarkCompact|Marking|Sweep|Evacuat|RememberedSet|SlotSet|MinorMS|ConcurrentMarking|ObjectVisitor|BodyDescriptor|Heap::(CollectGarbage|PerformGarbageCollection|Scavenge|MarkCompact|IterateRoots)/;
 const COMPILE = /v8::internal::compiler::|turboshaft::|maglev::|v8::internal::baseline::|v8::internal::interpreter::|v8::internal::Parser|v8::internal::Scanner|v8::internal::Compiler::|v8::internal::Zone|v8::internal::AstValueFactory|v8::internal::(Optimized|Unoptimized)Compil/;
 
-// { total, self: Map name -> instructions } of a callgrind dump; names of
+// { total, self: Map name -> instructions, shares: Map name -> { gc,
+// compile } } of a callgrind dump: each function's own instructions and
+// the share of them that is GC's or compiling's (see the top); names of
 // generated code from `perfMap` (a file) where given.
 function selfCosts(dumpFile, perfMap) {
   const ranges = perfMap === undefined ? [] : readPerfMap(perfMap);
@@ -61,40 +69,99 @@ function selfCosts(dumpFile, perfMap) {
     if (m[2] !== undefined) names.set(m[1], m[2]);
     return names.get(m[1]);
   };
-  const byFn = new Map();
+  const nameOf = (raw) => {
+    const address = /^0x([0-9a-f]+)/.exec(raw);
+    return address === null ? raw : (nameAt(ranges, parseInt(address[1], 16)) ?? 'generated code, unnamed');
+  };
+  const byFn = new Map(); // raw name -> own instructions
+  const callers = new Map(); // raw callee -> Map raw caller -> inclusive instructions of its calls
   let fn = null;
-  let callCost = false; // the next cost line is a call's (inclusive), not fn's own
+  let callee = null; // the next cost line is a call's (inclusive) to callee, not fn's own
   for (const line of fs.readFileSync(dumpFile, 'utf8').split('\n')) {
     if (line.startsWith('fn=')) {
       fn = resolve(line.slice(3));
-      callCost = false;
+      callee = null;
     } else if (line.startsWith('cfn=')) {
-      resolve(line.slice(4));
-    } else if (line.startsWith('calls=')) {
-      callCost = true;
+      callee = resolve(line.slice(4));
     } else if (/^[+\-*0-9]/.test(line)) {
       const parts = line.trim().split(/\s+/);
       if (parts.length < 2) continue;
-      if (callCost) {
-        callCost = false;
+      const n = Number(parts[parts.length - 1]);
+      if (callee !== null) {
+        if (!callers.has(callee)) callers.set(callee, new Map());
+        const from = callers.get(callee);
+        from.set(fn, (from.get(fn) ?? 0) + n);
+        callee = null;
         continue;
       }
-      byFn.set(fn, (byFn.get(fn) ?? 0) + Number(parts[parts.length - 1]));
+      byFn.set(fn, (byFn.get(fn) ?? 0) + n);
     }
   }
+  const shares = sharesByCaller(byFn, callers, nameOf);
   const self = new Map();
+  const named = new Map();
   let total = 0;
-  for (const [name, n] of byFn) {
-    const address = /^0x([0-9a-f]+)/.exec(name);
-    const named = address === null ? name : (nameAt(ranges, parseInt(address[1], 16)) ?? 'generated code, unnamed');
-    self.set(named, (self.get(named) ?? 0) + n);
+  for (const [raw, n] of byFn) {
+    const name = nameOf(raw);
+    self.set(name, (self.get(name) ?? 0) + n);
+    const share = shares.get(raw);
+    const acc = named.get(name) ?? { gc: 0, compile: 0 };
+    acc.gc += n * share.gc;
+    acc.compile += n * share.compile;
+    named.set(name, acc);
     total += n;
   }
-  return { total, self };
+  // (Shares per name: several pieces of generated code may share one.)
+  const sharesOut = new Map();
+  for (const [name, n] of self) {
+    const acc = named.get(name);
+    sharesOut.set(name, n === 0 ? { gc: 0, compile: 0 } : { gc: acc.gc / n, compile: acc.compile / n });
+  }
+  return { total, self, shares: sharesOut };
 }
 
-// The kind of a function's row (see the top); `libPath`: customlabels'
-// lib/ directory, as the perf map names its scripts.
+// Map raw name -> { gc, compile }: 1 for a function its name marks, else
+// its callers' shares weighted by their calls' inclusive instructions
+// (none for a function nothing in the dump called), to a fixpoint.
+function sharesByCaller(byFn, callers, nameOf) {
+  const fixed = new Map();
+  const shares = new Map();
+  const all = new Set([...byFn.keys(), ...callers.keys()]);
+  for (const [from] of callers) for (const caller of callers.get(from).keys()) all.add(caller);
+  for (const raw of all) {
+    const name = nameOf(raw);
+    const kind = name.startsWith('JS:') ? 'js' : GC.test(name) ? 'gc' : COMPILE.test(name) ? 'compile' : null;
+    const share = { gc: kind === 'gc' ? 1 : 0, compile: kind === 'compile' ? 1 : 0 };
+    shares.set(raw, share);
+    if (kind !== null) fixed.set(raw, share);
+  }
+  for (let round = 0; round < 50; round++) {
+    let moved = 0;
+    for (const [raw, from] of callers) {
+      if (fixed.has(raw)) continue;
+      let weight = 0;
+      let gc = 0;
+      let compile = 0;
+      for (const [caller, n] of from) {
+        if (caller === raw) continue; // (recursion says nothing of who called)
+        const s = shares.get(caller);
+        weight += n;
+        gc += n * s.gc;
+        compile += n * s.compile;
+      }
+      if (weight === 0) continue;
+      const share = shares.get(raw);
+      moved = Math.max(moved, Math.abs(share.gc - gc / weight), Math.abs(share.compile - compile / weight));
+      share.gc = gc / weight;
+      share.compile = compile / weight;
+    }
+    if (moved < 1e-6) break;
+  }
+  return shares;
+}
+
+// The kind of a function's row by its name alone (see the top); `libPath`:
+// customlabels' lib/ directory, as the perf map names its scripts.
 function kindOf(name, libPath) {
   if (name.startsWith('JS:') && name.includes(libPath)) return 'customlabels';
   if (GC.test(name)) return 'gc';
@@ -104,18 +171,26 @@ function kindOf(name, libPath) {
 
 // { total, gc, compile, customlabels, rest, customlabelsFns, restFns } of
 // a dump, each per `requests`; the two Fns: { name: n } of customlabels'
-// functions and of the rest's.
+// functions and of the rest's (a function's part that is not GC's or
+// compiling's).
 function costsPerRequest(dumpFile, perfMap, libPath, requests) {
-  const { total, self } = selfCosts(dumpFile, perfMap);
+  const { total, self, shares } = selfCosts(dumpFile, perfMap);
   const out = { total: total / requests, gc: 0, compile: 0, customlabels: 0, rest: 0, customlabelsFns: {}, restFns: {} };
   for (const [name, n] of self) {
-    const kind = kindOf(name, libPath);
-    out[kind] += n / requests;
     // (A JavaScript function's name without the tier V8 marks it with, so
     // that its rows of each tier add up.)
     const short = name.replace(/^JS:[*~^+]?'?/, 'JS:').replace(libPath, 'lib/');
-    if (kind === 'customlabels') out.customlabelsFns[short.slice(3)] = (out.customlabelsFns[short.slice(3)] ?? 0) + n / requests;
-    else if (kind === 'rest') out.restFns[short] = (out.restFns[short] ?? 0) + n / requests;
+    if (kindOf(name, libPath) === 'customlabels') {
+      out.customlabels += n / requests;
+      out.customlabelsFns[short.slice(3)] = (out.customlabelsFns[short.slice(3)] ?? 0) + n / requests;
+      continue;
+    }
+    const { gc, compile } = shares.get(name);
+    out.gc += (n * gc) / requests;
+    out.compile += (n * compile) / requests;
+    const rest = (n * (1 - gc - compile)) / requests;
+    out.rest += rest;
+    if (rest > 0) out.restFns[short] = (out.restFns[short] ?? 0) + rest;
   }
   return out;
 }
