@@ -22,6 +22,9 @@
 //              Node.js 22.19+, run here on 24 only (better-sqlite3 is
 //              built against Node.js 24.18.1's headers: built against
 //              24.19+'s, node::ObjectWrap aborts at GC, nodejs/node#65446)
+// On Node.js 18 and 20, where verdaccio 6.10 and Node-RED 5 do not run
+// (both need 22+), Node-RED runs in its 4.1 line, the last that supports
+// them (its engines: node >=18.5), from a cache of its own.
 //
 
 const fs = require('node:fs');
@@ -33,12 +36,39 @@ const { nodeVersion } = require('../scripts/node-versions');
 const root = path.join(__dirname, '..');
 const CACHE = path.join(root, '.bench-cache', 'services');
 const VERSIONS = { verdaccio: '6.10.4', 'node-red': '5.0.7', '@platformatic/db': '3.67.0' };
+// What each Node.js line installs, newest line first: from which major,
+// into which folder, which packages.
+const LINES = [
+  { from: 22, cache: CACHE, versions: VERSIONS },
+  { from: 18, cache: path.join(root, '.bench-cache', 'services-node20'), versions: { 'node-red': '4.1.8' } },
+];
+const lineOf = (major) => LINES.find((l) => major >= l.from);
 // The headers better-sqlite3 (Platformatic DB's driver) is built against.
 const SQLITE_HEADERS = '24.18.1';
 
 // --- install ------------------------------------------------------------------
 
-function install() {
+// Installs the services of `major`'s line (LINES) once; returns the line.
+function install(major = 24) {
+  const line = lineOf(major);
+  if (line === undefined) throw new Error(`bench/services: no service runs on Node.js ${major} here`);
+  if (line.cache === CACHE) installNewest();
+  else installLine(line);
+  return line;
+}
+
+function installLine({ cache, versions }) {
+  const pkg = path.join(cache, 'package.json');
+  const text = `${JSON.stringify({ name: 'customlabels-bench-services', private: true, dependencies: versions }, null, 2)}\n`;
+  const have = fs.existsSync(pkg) ? fs.readFileSync(pkg, 'utf8') : '';
+  if (have === text && Object.keys(versions).every((n) => fs.existsSync(path.join(cache, 'node_modules', n, 'package.json')))) return;
+  fs.mkdirSync(cache, { recursive: true });
+  fs.writeFileSync(pkg, text);
+  process.stderr.write(`bench/services: npm install ${Object.entries(versions).map(([n, v]) => `${n}@${v}`).join(' ')} into ${cache}\n`);
+  execFileSync('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: cache, stdio: ['ignore', 'ignore', 'inherit'] });
+}
+
+function installNewest() {
   const pkg = path.join(CACHE, 'package.json');
   const wanted = {
     name: 'customlabels-bench-services',
@@ -80,8 +110,10 @@ function install() {
 const TENANTS = ['acme', 'globex', 'initech'];
 
 // Each: setup(dir) once per run of this script (a folder it keeps its files
-// in), command(dir, port) -> argv after node, ready path, requests(i) ->
-// path of the i-th request.
+// in), command(dir, port, cache) -> argv after node (`cache`: the folder its
+// line installed it in), ready path, requests(i) -> path of the i-th
+// request; `package` where its npm name is not its own, `majors` where it
+// runs on fewer lines than its package is installed for.
 const SERVICES = {
   verdaccio: {
     setup(dir) {
@@ -128,7 +160,7 @@ const SERVICES = {
         JSON.stringify({ name: 'demo-pkg', versions, time, 'dist-tags': { latest: '1.19.0' }, _uplinks: {}, _distfiles: {}, _attachments: {}, _rev: '1-0' }),
       );
     },
-    command: (dir, port) => [path.join(CACHE, 'node_modules', 'verdaccio', 'bin', 'verdaccio'), '--config', path.join(dir, 'config.yaml'), '--listen', `127.0.0.1:${port}`],
+    command: (dir, port, cache) => [path.join(cache, 'node_modules', 'verdaccio', 'bin', 'verdaccio'), '--config', path.join(dir, 'config.yaml'), '--listen', `127.0.0.1:${port}`],
     ready: '/-/ping',
     request: (i) => (i % 2 === 0 ? '/demo-pkg' : `/demo-pkg/-/demo-pkg-1.${i % 20}.0.tgz`),
   },
@@ -155,7 +187,7 @@ const SERVICES = {
       ];
       fs.writeFileSync(path.join(dir, 'flows.json'), JSON.stringify(flows));
     },
-    command: (dir, port) => [path.join(CACHE, 'node_modules', 'node-red', 'red.js'), '--settings', path.join(dir, 'settings.js'), '--userDir', dir, '--port', String(port)],
+    command: (dir, port, cache) => [path.join(cache, 'node_modules', 'node-red', 'red.js'), '--settings', path.join(dir, 'settings.js'), '--userDir', dir, '--port', String(port)],
     ready: '/api/health',
     request: (i) => `/api/items/${i % 100}`,
   },
@@ -183,7 +215,7 @@ const SERVICES = {
         ].join('\n'),
       );
     },
-    command: (dir, port) => [path.join(__dirname, 'apps', 'platformatic-db.mjs'), CACHE, dir, String(port)],
+    command: (dir, port, cache) => [path.join(__dirname, 'apps', 'platformatic-db.mjs'), cache, dir, String(port)],
     ready: '/items/1',
     // An item by id, and a page of 20 filtered by price.
     request: (i) => (i % 2 === 0 ? `/items/${1 + (i % 500)}` : `/items?limit=20&offset=${i % 400}&where.price.gte=${i % 13}`),
@@ -247,4 +279,16 @@ async function stop(child) {
   await new Promise((r) => (exited(child) ? r() : child.once('exit', r)));
 }
 
-module.exports = { CACHE, VERSIONS, install, TENANTS, SERVICES, ENV, preload, freePort, sleep, get, exited, stop };
+const packageOf = (name) => SERVICES[name].package ?? name;
+// The release of service `name` on Node.js `major` (undefined: none runs
+// there), and why not, for a skip's message.
+const versionOf = (name, major) => {
+  const majors = SERVICES[name].majors;
+  return majors === undefined || majors.includes(major) ? lineOf(major)?.versions[packageOf(name)] : undefined;
+};
+const whyNot = (name, major) => {
+  const majors = SERVICES[name].majors ?? LINES.filter((l) => l.versions[packageOf(name)] !== undefined).map((l) => `${l.from}+`);
+  return `runs on Node.js ${majors.join(', ')} here`;
+};
+
+module.exports = { install, versionOf, whyNot, TENANTS, SERVICES, ENV, preload, freePort, sleep, get, exited, stop };

@@ -48,7 +48,7 @@ const { version, median, rotate } = require('./harness');
 const { cli, frameLine } = require('./cli');
 const { ratioInterval } = require('./stats');
 const { costsPerRequest } = require('./callgrind-costs');
-const { VERSIONS, install, TENANTS, SERVICES, ENV, freePort, sleep, get, exited, stop } = require('./service-apps');
+const { install, versionOf, whyNot, TENANTS, SERVICES, ENV, freePort, sleep, get, exited, stop } = require('./service-apps');
 
 const root = path.join(__dirname, '..');
 const LIB_PATH = `${path.join(root, 'lib')}/`;
@@ -78,7 +78,7 @@ async function runOnce(node, name, mode, dir, limits) {
   fs.rmSync(outDir, { recursive: true, force: true });
   fs.mkdirSync(outDir);
   const out = path.join(outDir, 'cg.out');
-  const child = spawn('valgrind', ['--tool=callgrind', '--instr-atstart=no', `--callgrind-out-file=${out}`, node, '--single-threaded', '--perf-basic-prof', ...service.command(dir, port)], {
+  const child = spawn('valgrind', ['--tool=callgrind', '--instr-atstart=no', `--callgrind-out-file=${out}`, node, '--single-threaded', '--perf-basic-prof', ...service.command(dir, port, limits.cache)], {
     cwd: root,
     env,
     stdio: ['ignore', 'ignore', 'pipe'],
@@ -183,17 +183,19 @@ async function runService(node, name, limits) {
 
 const thousands = (n) => `${(n / 1000).toFixed(0)} k`;
 const fmtRatio = (r) => (Number.isFinite(r.low) ? `${r.ratio.toFixed(3)}× [${r.low.toFixed(3)}, ${r.high.toFixed(3)}]` : `${r.ratio.toFixed(3)}× (one pair)`);
-const packageOf = (name) => SERVICES[name].package ?? name;
 
-function render({ node, services, command, limits, date, cpu }) {
+// One table of saved runs (each of one Node.js, one or more services, with
+// the same limits).
+function render(runs) {
+  const { limits, date, cpu } = runs[0];
   const lines = [
-    `Counted ${date} on ${cpu}: \`${command}\`; ${limits.repeat} servers per mode, ${limits.windows} windows of ${limits.requests} requests each after ${limits.warmup} of warm-up; instructions per request (medians of the windows; GC and compiling, which come in lumps: means), work: the total less GC and compiling; ratios to no customlabels over the windows paired by number [95 %]; register ÷ floor: hooks on against empty-hooks.`,
+    `Counted ${date} on ${cpu}: \`${runs.map((r) => r.command).join('`, `')}\`; ${limits.repeat} servers per mode, ${limits.windows} windows of ${limits.requests} requests each after ${limits.warmup} of warm-up; instructions per request (medians of the windows; GC and compiling, which come in lumps: means), work: the total less GC and compiling (with what the collector and the compilers call); ratios to no customlabels over the windows paired by number [95 %]; register ÷ floor: hooks on against empty-hooks.`,
     '',
     '| service, Node.js | mode | instructions/request | work | GC | compiling | customlabels\' own | total ÷ none | work ÷ none | pairs |',
     '|---|---|---|---|---|---|---|---|---|---|',
   ];
-  for (const [name, s] of Object.entries(services)) {
-    const label = `${name} ${VERSIONS[packageOf(name)]}, ${node}`;
+  const rows = runs.flatMap(({ node, services }) => Object.entries(services).map(([name, s]) => ({ name, s, node, label: `${name} ${versionOf(name, Number(node.slice(1).split('.')[0]))}, ${node}` })));
+  for (const { s, label } of rows) {
     for (const [mode, p] of Object.entries(s.per)) {
       const r = s.ratios[mode];
       lines.push(`| ${label} | ${mode} | ${thousands(p.total)} | ${thousands(p.work)} | ${thousands(p.gc)} | ${thousands(p.compile)} | ${thousands(p.customlabels)} | ${r ? fmtRatio(r.total) : '—'} | ${r ? fmtRatio(r.work) : '—'} | ${r ? r.total.n : ''} |`);
@@ -201,13 +203,13 @@ function render({ node, services, command, limits, date, cpu }) {
     if (s.floor !== undefined) lines.push(`| ${label} | register ÷ floor | | | | | | ${fmtRatio(s.floor.total)} | ${fmtRatio(s.floor.work)} | ${s.floor.total.n} |`);
   }
   // customlabels' own functions per request, where register runs.
-  for (const [name, s] of Object.entries(services)) {
+  for (const { name, s, node } of rows) {
     for (const mode of ['register', 'register-nohooks']) {
       const top = s.fns?.[mode];
       if (top === undefined || top.length === 0) continue;
-      lines.push('', `${name}, ${mode}: customlabels' own instructions per request, by function (the ten largest of ${top.length}): ${top.slice(0, 10).map(([f, n]) => `\`${f}\` ${Math.round(n)}`).join(', ')}.`);
+      lines.push('', `${name} on ${node}, ${mode}: customlabels' own instructions per request, by function (the ten largest of ${top.length}): ${top.slice(0, 10).map(([f, n]) => `\`${f}\` ${Math.round(n)}`).join(', ')}.`);
       const grown = s.grown?.[mode];
-      if (grown !== undefined) lines.push('', `${name}, ${mode}: what grows most in the rest against none, instructions per request: ${grown.map(([f, n]) => `\`${f}\` ${n >= 0 ? '+' : ''}${Math.round(n)}`).join(', ')}.`);
+      if (grown !== undefined) lines.push('', `${name} on ${node}, ${mode}: what grows most in the rest against none, instructions per request: ${grown.map(([f, n]) => `\`${f}\` ${n >= 0 ? '+' : ''}${Math.round(n)}`).join(', ')}.`);
     }
   }
   return lines.join('\n');
@@ -215,16 +217,14 @@ function render({ node, services, command, limits, date, cpu }) {
 
 async function main() {
   const from = opt('--from', null);
-  let saved;
+  let runs;
   if (from !== null) {
-    // (Several files, comma-separated: runs of different services on one
-    // Node.js, rendered as one table.)
-    const runs = from.split(',').map((f) => JSON.parse(fs.readFileSync(f, 'utf8')));
-    for (const r of runs) if (r.node !== runs[0].node) throw new Error(`--from: runs of ${runs[0].node} and ${r.node} in one table`);
-    saved = { ...runs[0], services: Object.assign({}, ...runs.map((r) => r.services)), command: runs.map((r) => r.command).join('`, `') };
+    // (Several files, comma-separated: runs of different services or
+    // Node.js lines, rendered as one table; their limits must agree.)
+    runs = from.split(',').map((f) => JSON.parse(fs.readFileSync(f, 'utf8')));
+    for (const r of runs) if (JSON.stringify({ ...r.limits, modes: null }) !== JSON.stringify({ ...runs[0].limits, modes: null })) throw new Error(`--from: ${r.command} counted with other limits than ${runs[0].command}`);
   } else {
     execFileSync('valgrind', ['--version'], { stdio: 'ignore' });
-    install();
     const all = nodes([nodeVersion(24)]);
     if (all.length !== 1) throw new Error('bench/service-instructions.js counts one Node.js at a time (one --node)');
     const node = all[0];
@@ -242,19 +242,18 @@ async function main() {
     for (const m of limits.modes ?? []) if (ENV[m] === undefined) throw new Error(`--modes: unknown ${m} (expected ${Object.keys(ENV).join(', ')})`);
     const services = {};
     for (const name of names) {
-      const majors = SERVICES[name].majors;
-      if (majors !== undefined && !majors.includes(major)) {
-        process.stderr.write(`  ${version(node)} ${name}: skipped (runs on Node.js ${majors.join(', ')} here)\n`);
+      if (versionOf(name, major) === undefined) {
+        process.stderr.write(`  ${version(node)} ${name}: skipped (${whyNot(name, major)})\n`);
         continue;
       }
       try {
-        services[name] = await runService(node, name, limits);
+        services[name] = await runService(node, name, { ...limits, cache: install(major).cache });
       } catch (err) {
         // (A service that fails costs its rows, not the run.)
         process.stderr.write(`  ${version(node)} ${name}: failed: ${err.message}\n`);
       }
     }
-    saved = {
+    const saved = {
       node: version(node),
       services,
       command: `node bench/service-instructions.js ${args.filter((a) => a !== '--write').join(' ')}`.trim(),
@@ -265,8 +264,9 @@ async function main() {
     const out = opt('--out', path.join(__dirname, 'results', 'service-instructions.json'));
     fs.mkdirSync(path.dirname(out), { recursive: true });
     fs.writeFileSync(out, `${JSON.stringify(saved, null, 1)}\n`);
+    runs = [saved];
   }
-  const body = render(saved);
+  const body = render(runs);
   process.stdout.write(`${body}\n`);
   if (has('--write')) require('./tables').replaceBetween(path.join(root, 'docs', 'performance.md'), 'service-instructions', body);
 }

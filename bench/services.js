@@ -10,8 +10,8 @@
 // the CPU (bench/profile-share.js). The services and modes: bench/service-apps.js.
 //
 //   node bench/services.js                      # Node 24, all three services
-//   node bench/services.js --node 20 --node 24 --services verdaccio --rate 200 --seconds 15 --write
-//   node bench/services.js --node 24 --node 20 --services-on 20=verdaccio --write
+//   node bench/services.js --node 24 --services verdaccio --rate 200 --seconds 15
+//   node bench/services.js --node 24 --node 20 --services-on 20=node-red --write
 //   options: --node MAJOR|PATH (repeatable), --services NAME,...,
 //            --services-on MAJOR=NAME,... (that major runs those), --rate
 //            requests per second (default 250), --seconds per run (default
@@ -49,7 +49,7 @@ const { sharesOf } = require('./profile-share');
 const root = path.join(__dirname, '..');
 // customlabels' code, as a profile names its scripts.
 const LIB_URL = `${require('node:url').pathToFileURL(path.join(root, 'lib'))}/`;
-const { VERSIONS, install, TENANTS, SERVICES, ENV, preload, freePort, sleep, get, exited, stop } = require('./service-apps');
+const { install, versionOf, whyNot, TENANTS, SERVICES, ENV, preload, freePort, sleep, get, exited, stop } = require('./service-apps');
 
 const { args, opt, has, nodes: nodesOr } = cli(__filename);
 
@@ -94,7 +94,7 @@ function gcCounter(stream) {
 // its own: the profiler costs CPU) also { shares } of its main thread's CPU
 // profile in the window (bench/profile-share.js); throws where a request
 // failed.
-async function runOnce(node, name, mode, dir, { rate, seconds, nodeFlags }, { profile = false } = {}) {
+async function runOnce(node, name, mode, dir, { rate, seconds, nodeFlags, cache }, { profile = false } = {}) {
   const service = SERVICES[name];
   const port = await freePort();
   const env = { ...process.env, ...ENV[mode], NODE_NO_WARNINGS: '1' };
@@ -111,7 +111,7 @@ async function runOnce(node, name, mode, dir, { rate, seconds, nodeFlags }, { pr
   const profiling = profile ? ['--cpu-prof', '--cpu-prof-interval=100', `--cpu-prof-dir=${profileDir}`] : [];
   // (A profiled run is not timed: its server may use both CPUs, so that
   // the profiler's sampling thread does not wait for the main thread's.)
-  const child = spawn('taskset', ['-c', profile ? '0,1' : '0', node, '--trace-gc', ...profiling, ...nodeFlags, ...service.command(dir, port)], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn('taskset', ['-c', profile ? '0,1' : '0', node, '--trace-gc', ...profiling, ...nodeFlags, ...service.command(dir, port, cache)], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
   const gcs = gcCounter(child.stdout);
   let stderr = '';
   child.stderr.on('data', (d) => (stderr += d));
@@ -241,7 +241,6 @@ const withNeed = (r, target) =>
 // The machine and the day, saved with the results (a re-render keeps them).
 const machine = () => `${os.cpus()[0]?.model?.trim() ?? 'unknown CPU'} (${os.cpus().length} CPUs, shared)`;
 
-const packageOf = (name) => SERVICES[name]?.package ?? name;
 const EVIDENCE = [
   ['fullGcs', 'full GCs'],
   ['youngGcs', 'young GCs'],
@@ -266,7 +265,7 @@ function render({ results, command, rate, seconds, date = 'an unrecorded date', 
   ];
   for (const r of results) {
     for (const [name, s] of Object.entries(r.services)) {
-      const label = `${name} ${VERSIONS[packageOf(name)]}, ${r.node}${s.flags?.length > 0 ? `, \`${s.flags.join(' ')}\`` : ''}`;
+      const label = `${name} ${versionOf(name, Number(r.node.slice(1).split('.')[0]))}, ${r.node}${s.flags?.length > 0 ? `, \`${s.flags.join(' ')}\`` : ''}`;
       for (const [mode, xs] of Object.entries(s.values)) {
         const ratio = s.ratios[mode];
         const cells = METRICS.map(([k]) => fmt(median(xs.map((x) => x[k]))));
@@ -299,7 +298,6 @@ async function main() {
   if (from !== null) {
     saved = JSON.parse(fs.readFileSync(from, 'utf8'));
   } else {
-    install();
     const nodes = nodesOr([nodeVersion(24)]);
     const names = (opt('--services', null) ?? Object.keys(SERVICES).join(',')).split(',');
     // --services-on MAJOR=NAME,...: the services run on that major (the
@@ -323,13 +321,12 @@ async function main() {
       const result = { node: version(node), services: {} };
       const major = Number(version(node).slice(1).split('.')[0]);
       for (const name of onMajor !== null && onMajor.major === major ? onMajor.names : names) {
-        const majors = SERVICES[name].majors;
-        if (majors !== undefined && !majors.includes(major)) {
-          process.stderr.write(`  ${version(node)} ${name}: skipped (runs on Node.js ${majors.join(', ')} here)\n`);
+        if (versionOf(name, major) === undefined) {
+          process.stderr.write(`  ${version(node)} ${name}: skipped (${whyNot(name, major)})\n`);
           continue;
         }
         try {
-          result.services[name] = await runService(node, name, frames, limits);
+          result.services[name] = await runService(node, name, frames, { ...limits, cache: install(major).cache });
         } catch (err) {
           // (A service that fails on one line costs its rows, not the run.)
           process.stderr.write(`  ${version(node)} ${name}: failed: ${err.message}\n`);
