@@ -184,12 +184,15 @@ async function runService(node, name, limits) {
 const thousands = (n) => `${(n / 1000).toFixed(0)} k`;
 const fmtRatio = (r) => (Number.isFinite(r.low) ? `${r.ratio.toFixed(3)}× [${r.low.toFixed(3)}, ${r.high.toFixed(3)}]` : `${r.ratio.toFixed(3)}× (one pair)`);
 
-// One table of saved runs (each of one Node.js, one or more services, with
-// the same limits).
+const limitsText = (l) => `${l.repeat} servers per mode, ${l.windows} windows of ${l.requests} requests each after ${l.warmup} of warm-up`;
+
+// One table of saved runs (each of one Node.js, one or more services).
 function render(runs) {
-  const { limits, date, cpu } = runs[0];
+  const { date, cpu } = runs[0];
+  const texts = runs.map((r) => limitsText(r.limits));
+  const how = texts.every((t) => t === texts[0]) ? `\`${runs.map((r) => r.command).join('`, `')}\`; ${texts[0]}` : runs.map((r, i) => `\`${r.command}\` (${texts[i]})`).join(', ');
   const lines = [
-    `Counted ${date} on ${cpu}: \`${runs.map((r) => r.command).join('`, `')}\`; ${limits.repeat} servers per mode, ${limits.windows} windows of ${limits.requests} requests each after ${limits.warmup} of warm-up; instructions per request (medians of the windows; GC and compiling, which come in lumps: means), work: the total less GC and compiling (with what the collector and the compilers call); ratios to no customlabels over the windows paired by number [95 %]; register ÷ floor: hooks on against empty-hooks.`,
+    `Counted ${date} on ${cpu}: ${how}; instructions per request (medians of the windows; GC and compiling, which come in lumps: means), work: the total less GC and compiling (with what the collector and the compilers call); ratios to no customlabels over the windows paired by number [95 %]; register ÷ floor: hooks on against empty-hooks.`,
     '',
     '| service, Node.js | mode | instructions/request | work | GC | compiling | customlabels\' own | total ÷ none | work ÷ none | pairs |',
     '|---|---|---|---|---|---|---|---|---|---|',
@@ -220,9 +223,8 @@ async function main() {
   let runs;
   if (from !== null) {
     // (Several files, comma-separated: runs of different services or
-    // Node.js lines, rendered as one table; their limits must agree.)
+    // Node.js lines, rendered as one table.)
     runs = from.split(',').map((f) => JSON.parse(fs.readFileSync(f, 'utf8')));
-    for (const r of runs) if (JSON.stringify({ ...r.limits, modes: null }) !== JSON.stringify({ ...runs[0].limits, modes: null })) throw new Error(`--from: ${r.command} counted with other limits than ${runs[0].command}`);
   } else {
     execFileSync('valgrind', ['--version'], { stdio: 'ignore' });
     const all = nodes([nodeVersion(24)]);
