@@ -122,42 +122,105 @@ function selfCosts(dumpFile, perfMap) {
 
 // Map raw name -> { gc, compile }: 1 for a function its name marks, else
 // its callers' shares weighted by their calls' inclusive instructions
-// (none for a function nothing in the dump called), to a fixpoint.
+// (none for a function nothing in the dump called). Functions that call
+// each other (a cycle: recursion, callgrind's 'N copies) are taken
+// together, by the calls that come into the cycle from outside it (or from
+// a member its name marks): their calls among themselves say nothing of
+// who asked for the work.
 function sharesByCaller(byFn, callers, nameOf) {
-  const fixed = new Map();
-  const shares = new Map();
   const all = new Set([...byFn.keys(), ...callers.keys()]);
-  for (const [from] of callers) for (const caller of callers.get(from).keys()) all.add(caller);
+  for (const from of callers.values()) for (const caller of from.keys()) all.add(caller);
+  const shares = new Map();
+  const fixed = new Set();
   for (const raw of all) {
     const name = nameOf(raw);
     const kind = name.startsWith('JS:') ? 'js' : GC.test(name) ? 'gc' : COMPILE.test(name) ? 'compile' : null;
-    const share = { gc: kind === 'gc' ? 1 : 0, compile: kind === 'compile' ? 1 : 0 };
-    shares.set(raw, share);
-    if (kind !== null) fixed.set(raw, share);
+    shares.set(raw, { gc: kind === 'gc' ? 1 : 0, compile: kind === 'compile' ? 1 : 0 });
+    if (kind !== null) fixed.add(raw);
   }
-  for (let round = 0; round < 50; round++) {
-    let moved = 0;
-    for (const [raw, from] of callers) {
-      if (fixed.has(raw)) continue;
+  const callees = new Map([...all].map((raw) => [raw, []]));
+  for (const [callee, from] of callers) for (const caller of from.keys()) callees.get(caller).push(callee);
+  // Callers' cycles before their callees' (Tarjan's order, reversed).
+  for (const members of cyclesOf(all, callees).reverse()) {
+    const inside = new Set(members);
+    const known = (caller) => !inside.has(caller) || fixed.has(caller);
+    const weigh = (raws) => {
       let weight = 0;
       let gc = 0;
       let compile = 0;
-      for (const [caller, n] of from) {
-        if (caller === raw) continue; // (recursion says nothing of who called)
-        const s = shares.get(caller);
-        weight += n;
-        gc += n * s.gc;
-        compile += n * s.compile;
+      for (const raw of raws) {
+        for (const [caller, n] of callers.get(raw) ?? []) {
+          if (!known(caller)) continue;
+          const s = shares.get(caller);
+          weight += n;
+          gc += n * s.gc;
+          compile += n * s.compile;
+        }
       }
-      if (weight === 0) continue;
-      const share = shares.get(raw);
-      moved = Math.max(moved, Math.abs(share.gc - gc / weight), Math.abs(share.compile - compile / weight));
-      share.gc = gc / weight;
-      share.compile = compile / weight;
+      return weight === 0 ? null : { gc: gc / weight, compile: compile / weight };
+    };
+    const whole = weigh(members.filter((raw) => !fixed.has(raw)));
+    for (const raw of members) {
+      if (fixed.has(raw)) continue;
+      const share = weigh([raw]) ?? whole;
+      if (share !== null) shares.set(raw, share);
     }
-    if (moved < 1e-6) break;
   }
   return shares;
+}
+
+// The strongly connected components of the call graph (Tarjan's, without
+// recursion), each a list of raw names, callees' before their callers'.
+function cyclesOf(nodes, callees) {
+  const index = new Map();
+  const low = new Map();
+  const onStack = new Set();
+  const stack = [];
+  const out = [];
+  let next = 0;
+  for (const root of nodes) {
+    if (index.has(root)) continue;
+    const work = [[root, 0]];
+    index.set(root, next);
+    low.set(root, next++);
+    stack.push(root);
+    onStack.add(root);
+    while (work.length > 0) {
+      const top = work[work.length - 1];
+      const [v, i] = top;
+      const edges = callees.get(v);
+      if (i < edges.length) {
+        top[1] += 1;
+        const w = edges[i];
+        if (!index.has(w)) {
+          index.set(w, next);
+          low.set(w, next++);
+          stack.push(w);
+          onStack.add(w);
+          work.push([w, 0]);
+        } else if (onStack.has(w)) {
+          low.set(v, Math.min(low.get(v), index.get(w)));
+        }
+        continue;
+      }
+      work.pop();
+      if (work.length > 0) {
+        const parent = work[work.length - 1][0];
+        low.set(parent, Math.min(low.get(parent), low.get(v)));
+      }
+      if (low.get(v) === index.get(v)) {
+        const members = [];
+        let w;
+        do {
+          w = stack.pop();
+          onStack.delete(w);
+          members.push(w);
+        } while (w !== v);
+        out.push(members);
+      }
+    }
+  }
+  return out;
 }
 
 // The kind of a function's row by its name alone (see the top); `libPath`:

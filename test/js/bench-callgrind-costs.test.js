@@ -90,6 +90,41 @@ beforeAll(() => {
       '',
     ].join('\n'),
   );
+  // Two helpers only the collector calls, which call each other far more
+  // than it calls them (callgrind's recursion copies look like this).
+  fs.writeFileSync(
+    path.join(dir, 'cycle-dump'),
+    [
+      '# callgrind format',
+      'version: 1',
+      'events: Ir',
+      '',
+      'fn=(1) uv_run',
+      '0 100',
+      'cfn=(2) v8::internal::Heap::CollectGarbage(v8::internal::AllocationSpace)',
+      'calls=1 0',
+      '0 1100',
+      'cfn=(3) helperA',
+      'calls=1 0',
+      '0 0',
+      'fn=(2)',
+      '0 100',
+      'cfn=(3)',
+      'calls=1 0',
+      '0 1000',
+      'fn=(3)',
+      '0 500',
+      'cfn=(4) helperB',
+      'calls=50 0',
+      '0 100000',
+      'fn=(4)',
+      '0 500',
+      'cfn=(3)',
+      'calls=50 0',
+      '0 100000',
+      '',
+    ].join('\n'),
+  );
   fs.writeFileSync(
     path.join(dir, 'perf.map'),
     [
@@ -131,4 +166,10 @@ test("what the collector calls is GC whatever its name; a helper both call is sp
   expect(c.restFns.uv_run).toBe(100);
   expect(c.restFns.__memcpy_avx_unaligned_erms).toBeCloseTo(100, 9);
   expect(Object.keys(c.restFns).sort()).toEqual(['__memcpy_avx_unaligned_erms', 'uv_run']);
+});
+
+test('functions that call each other are GC when only the collector calls into them', () => {
+  const c = costsPerRequest(path.join(dir, 'cycle-dump'), undefined, LIB, 1);
+  expect({ total: c.total, gc: c.gc, compile: c.compile, customlabels: c.customlabels, rest: c.rest }).toEqual({ total: 1200, gc: 1100, compile: 0, customlabels: 0, rest: 100 });
+  expect(Object.keys(c.restFns)).toEqual(['uv_run']);
 });
