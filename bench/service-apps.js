@@ -279,15 +279,16 @@ async function stop(child) {
   await new Promise((r) => (exited(child) ? r() : child.once('exit', r)));
 }
 
-const packageOf = (name) => SERVICES[name].package ?? name;
+const packageOf = (name) => SERVICES[name]?.package ?? name;
 // The release of service `name` on Node.js `major` (undefined: none runs
-// there), and why not, for a skip's message.
+// there, or no such service any more), and why not, for a skip's message.
 const versionOf = (name, major) => {
-  const majors = SERVICES[name].majors;
+  const majors = SERVICES[name]?.majors;
   return majors === undefined || majors.includes(major) ? lineOf(major)?.versions[packageOf(name)] : undefined;
 };
 const whyNot = (name, major) => {
-  const majors = SERVICES[name].majors ?? LINES.filter((l) => l.versions[packageOf(name)] !== undefined).map((l) => `${l.from}+`);
+  const lines = LINES.map((l, i) => ({ ...l, to: i === 0 ? null : LINES[i - 1].from - 1 }));
+  const majors = SERVICES[name].majors ?? lines.filter((l) => l.versions[packageOf(name)] !== undefined).map((l) => (l.to === null ? `${l.from}+` : `${l.from}–${l.to}`));
   return `runs on Node.js ${majors.join(', ')} here`;
 };
 
