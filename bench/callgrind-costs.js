@@ -13,16 +13,16 @@
 //   compile       V8's compilers (parsing, bytecode, Sparkplug, Maglev,
 //                 TurboFan), which run on the main thread with
 //                 --single-threaded
+//   customlabels  customlabels' own JavaScript (its lib/ files), as
+//                 compiled; what V8 inlined into it counts as its
+//   rest          everything else: the app's and Node.js's JavaScript,
+//                 V8's builtins and runtime, libuv, the kernel's entry.
 // A function is GC or compiling by its name (GC, COMPILE below), and
 // otherwise by who calls it: a function no name marks (a root visitor, a
 // hash-table probe, memcpy) takes the share of GC and of compiling of its
 // callers, weighted by what each call cost, so what the collector calls is
 // counted as GC however it is named, and a helper both the collector and a
 // request call is split between them.
-//   customlabels  customlabels' own JavaScript (its lib/ files), as
-//                 compiled; what V8 inlined into it counts as its
-//   rest          everything else: the app's and Node.js's JavaScript,
-//                 V8's builtins and runtime, libuv, the kernel's entry.
 
 const fs = require('node:fs');
 
@@ -56,9 +56,9 @@ function nameAt(ranges, address) {
 const GC = /Scaveng|heap::base::|RecordWrite|MarkBit|WriteBarrier|NeedsResetDueToFlushedBytecode|RelocIterator|Heap::OnMoveEvent|SizeFromMap|RecordMigratedSlot|StringTableCleaner|FreeList|MarkCompact|Marking|Sweep|Evacuat|RememberedSet|SlotSet|MinorMS|ConcurrentMarking|ObjectVisitor|BodyDescriptor|Heap::(CollectGarbage|PerformGarbageCollection|Scavenge|MarkCompact|IterateRoots)/;
 const COMPILE = /v8::internal::compiler::|turboshaft::|maglev::|v8::internal::baseline::|v8::internal::interpreter::|v8::internal::Parser|v8::internal::Scanner|v8::internal::Compiler::|v8::internal::Zone|v8::internal::AstValueFactory|v8::internal::(Optimized|Unoptimized)Compil/;
 
-// { total, self: Map name -> instructions, shares: Map name -> { gc,
+// { total, self: Map name -> instructions, parts: Map name -> { gc,
 // compile } } of a callgrind dump: each function's own instructions and
-// the share of them that is GC's or compiling's (see the top); names of
+// how many of them are GC's and compiling's (see the top); names of
 // generated code from `perfMap` (a file) where given.
 function selfCosts(dumpFile, perfMap) {
   const ranges = perfMap === undefined ? [] : readPerfMap(perfMap);
@@ -98,26 +98,21 @@ function selfCosts(dumpFile, perfMap) {
     }
   }
   const shares = sharesByCaller(byFn, callers, nameOf);
+  // (By name: several pieces of generated code may have one.)
   const self = new Map();
-  const named = new Map();
+  const parts = new Map();
   let total = 0;
   for (const [raw, n] of byFn) {
     const name = nameOf(raw);
     self.set(name, (self.get(name) ?? 0) + n);
     const share = shares.get(raw);
-    const acc = named.get(name) ?? { gc: 0, compile: 0 };
-    acc.gc += n * share.gc;
-    acc.compile += n * share.compile;
-    named.set(name, acc);
+    const part = parts.get(name) ?? { gc: 0, compile: 0 };
+    part.gc += n * share.gc;
+    part.compile += n * share.compile;
+    parts.set(name, part);
     total += n;
   }
-  // (Shares per name: several pieces of generated code may share one.)
-  const sharesOut = new Map();
-  for (const [name, n] of self) {
-    const acc = named.get(name);
-    sharesOut.set(name, n === 0 ? { gc: 0, compile: 0 } : { gc: acc.gc / n, compile: acc.compile / n });
-  }
-  return { total, self, shares: sharesOut };
+  return { total, self, parts };
 }
 
 // Map raw name -> { gc, compile }: 1 for a function its name marks, else
@@ -134,7 +129,7 @@ function sharesByCaller(byFn, callers, nameOf) {
   const fixed = new Set();
   for (const raw of all) {
     const name = nameOf(raw);
-    const kind = name.startsWith('JS:') ? 'js' : GC.test(name) ? 'gc' : COMPILE.test(name) ? 'compile' : null;
+    const kind = name.startsWith('JS:') ? 'js' : kindByName(name);
     shares.set(raw, { gc: kind === 'gc' ? 1 : 0, compile: kind === 'compile' ? 1 : 0 });
     if (kind !== null) fixed.add(raw);
   }
@@ -223,13 +218,14 @@ function cyclesOf(nodes, callees) {
   return out;
 }
 
+// 'gc' or 'compile' where a function's name says so, else null.
+const kindByName = (name) => (GC.test(name) ? 'gc' : COMPILE.test(name) ? 'compile' : null);
+
 // The kind of a function's row by its name alone (see the top); `libPath`:
 // customlabels' lib/ directory, as the perf map names its scripts.
 function kindOf(name, libPath) {
   if (name.startsWith('JS:') && name.includes(libPath)) return 'customlabels';
-  if (GC.test(name)) return 'gc';
-  if (COMPILE.test(name)) return 'compile';
-  return 'rest';
+  return kindByName(name) ?? 'rest';
 }
 
 // { total, gc, compile, customlabels, rest, customlabelsFns, restFns } of
@@ -237,7 +233,7 @@ function kindOf(name, libPath) {
 // functions and of the rest's (a function's part that is not GC's or
 // compiling's).
 function costsPerRequest(dumpFile, perfMap, libPath, requests) {
-  const { total, self, shares } = selfCosts(dumpFile, perfMap);
+  const { total, self, parts } = selfCosts(dumpFile, perfMap);
   const out = { total: total / requests, gc: 0, compile: 0, customlabels: 0, rest: 0, customlabelsFns: {}, restFns: {} };
   for (const [name, n] of self) {
     // (A JavaScript function's name without the tier V8 marks it with, so
@@ -248,10 +244,10 @@ function costsPerRequest(dumpFile, perfMap, libPath, requests) {
       out.customlabelsFns[short.slice(3)] = (out.customlabelsFns[short.slice(3)] ?? 0) + n / requests;
       continue;
     }
-    const { gc, compile } = shares.get(name);
-    out.gc += (n * gc) / requests;
-    out.compile += (n * compile) / requests;
-    const rest = (n * (1 - gc - compile)) / requests;
+    const { gc, compile } = parts.get(name);
+    out.gc += gc / requests;
+    out.compile += compile / requests;
+    const rest = (n - gc - compile) / requests;
     out.rest += rest;
     if (rest > 0) out.restFns[short] = (out.restFns[short] ?? 0) + rest;
   }
