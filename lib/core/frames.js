@@ -7,10 +7,14 @@
 // frame (a copy of the current one with one entry changed), makes it
 // current, and on the way out makes another copy with the entry set back.
 //
-// findFrames() gives scopes a way to put more than their own entry into the
-// frame they make, before V8 carries it anywhere (lib/core/observers.js
-// onFrame: whatever else keeps its context on the frame), at the cost of a
-// Map store instead of another frame. The class is reached
+// findFrames() gives scopes (lib/core/thread.js) their frames: one per
+// `run`, where AsyncLocalStorage#run makes two (on the way out the frame
+// that was current is made current again, not copied, where nothing inside
+// changed what is current: a Map copy saved per scope, about half of what
+// a run costs), and a way to put more than their own entry into the frame
+// they make, before V8 carries it anywhere (lib/core/observers.js onFrame:
+// whatever else keeps its context on the frame), at the cost of a Map store
+// instead of another frame. The class is reached
 // through the frame an AsyncResource keeps (the own symbol whose value maps
 // a storage to its store) and checked by what it does, never by version.
 
@@ -19,7 +23,13 @@ const { AsyncLocalStorage, AsyncResource } = require('node:async_hooks');
 // { run(als, store, fn, add), enter(als, store, add), current() } or
 // { reason } where frames cannot be made here. `add(frame, store)` puts its
 // entries into each frame made, before the frame is current.
+let found; // (one probe per realm)
 function findFrames() {
+  found ??= probeFrames();
+  return found;
+}
+
+function probeFrames() {
   const storage = new AsyncLocalStorage();
   const token = {};
   let Frame = null;
@@ -40,21 +50,26 @@ function findFrames() {
   }
   const make = (als, store, add) => {
     const frame = new Frame(als, store);
-    add(frame, store);
+    if (add !== null) add(frame, store);
     return frame;
   };
   const frames = {
     current: () => Frame.current(),
     run(als, store, fn, add) {
-      const prior = als.getStore();
-      if (prior === store) return fn();
-      Frame.set(make(als, store, add));
+      const priorStore = als.getStore();
+      if (priorStore === store) return fn();
+      const prior = Frame.current();
+      const frame = make(als, store, add);
+      Frame.set(frame);
       try {
         return fn();
       } finally {
         // As AsyncLocalStorage#run leaves it: the frame current now, with
-        // the storage's entry set back.
-        Frame.set(make(als, prior, add));
+        // the storage's entry set back. Where that is still the frame made
+        // here (nothing inside left another current: almost always), its
+        // copy would hold what `prior` holds, so `prior` is current again,
+        // uncopied: a scope makes one frame, not two.
+        Frame.set(Frame.current() === frame ? prior : make(als, priorStore, add));
       }
     },
     enter(als, store, add) {

@@ -18,6 +18,7 @@ const { createPublisher } = require('./publisher');
 const { createSwitcher } = require('./switcher');
 const { decideMode, readModeConfig } = require('./mode');
 const { mirrorOtherWriters, watchOtherWriters } = require('./other-writers');
+const { findFrames } = require('./frames');
 
 // The store of a scope: its set, or, where no label is left (null),
 // undefined, never null: a reader walking V8's continuation data takes
@@ -36,7 +37,12 @@ function createThread(binding, env = process.env) {
 
   let hooksOption; // configure({ hooks }) on this thread, if called
   let mode = null;
-  let framer = null; // { frames, add } (setFramer)
+  // How scopes make their frames, where AsyncLocalStorage runs on
+  // AsyncContextFrame: { frames, add } (lib/core/frames.js, which makes a
+  // scope's one frame where AsyncLocalStorage#run makes two; add: an
+  // observer's entries, or null), found at the thread's first scope; null
+  // elsewhere, or before.
+  let framer = null;
   // Another module's unclaimed otel_thread_ctx_nodejs_v1 gets this thread's
   // node context too (lib/core/other-writers.js), once it is published.
   const mirror = (path) => binding.mirrorNodeContext(path);
@@ -57,6 +63,10 @@ function createThread(binding, env = process.env) {
       if (mode === null) {
         mode = decideMode({ binding, als, reader, records, config, hooksOption });
         if (!mode.hooks) mirrorOtherWriters(mirror);
+        if (framer === null) {
+          const frames = findFrames();
+          if (frames.reason === undefined) framer = { frames, add: null };
+        }
       }
       return mode;
     },
@@ -156,9 +166,9 @@ function createThread(binding, env = process.env) {
 
     // Scopes make their frames with `frames` (lib/core/frames.js), each
     // given add(frame, store)'s entries (lib/core/observers.js); add null:
-    // as AsyncLocalStorage makes them.
+    // none but their own.
     setFramer(frames, add) {
-      framer = add === null ? null : { frames, add };
+      framer = { frames, add };
     },
   };
   // Other writers of the same standards (lib/core/other-writers.js): looked

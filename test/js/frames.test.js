@@ -1,13 +1,15 @@
 'use strict';
 
-// lib/core/frames.js: the frames a scope makes itself (for customlabels/pprof,
-// which puts the profiler's entry into them) behave as AsyncLocalStorage#run
-// and #enterWith make them, entry for entry, whatever else runs inside: what
+// lib/core/frames.js: the frames a scope makes itself (one per scope, where
+// AsyncLocalStorage#run makes two; for customlabels/pprof, with the
+// profiler's entry put into them) behave as AsyncLocalStorage#run and
+// #enterWith make them, entry for entry, whatever else runs inside: what
 // the app's own stores see never changes because customlabels made the
 // frame.
 
-const { AsyncLocalStorage } = require('node:async_hooks');
+const { AsyncLocalStorage, AsyncResource } = require('node:async_hooks');
 const { findFrames } = require('../../lib/core/frames');
+const { withLabels, currentLabels } = require('../..');
 
 const frames = findFrames();
 // Without AsyncContextFrame the test below is what holds (CI runs the
@@ -56,6 +58,44 @@ onFrames('frames made by a scope (AsyncContextFrame lines)', () => {
       // enterWith inside outlives it; a frame customlabels makes does too.
       ['after', undefined, undefined, 'set inside'],
     ]);
+  });
+
+  test('a scope makes one frame: on the way out the frame that was current is current again, itself, with what another carrier put into it', () => {
+    extra.run('theirs', () => {
+      const before = frames.current();
+      frames.run(ours, 'a', () => {
+        expect(frames.current()).not.toBe(before);
+        expect(extra.getStore()).toBe('extra of a');
+      }, add);
+      expect(frames.current()).toBe(before);
+      // (A copy with the entries set back by `add` would read undefined:
+      // a profiler's context set around the scope would be lost after it.)
+      expect(extra.getStore()).toBe('theirs');
+      // A frame made and left inside (an AsyncResource's scope, a nested
+      // scope) leaves the scope's own current at its end: the same.
+      const resource = new AsyncResource('CUSTOMLABELS_TEST', { requireManualDestroy: true });
+      frames.run(ours, 'b', () => {
+        resource.runInAsyncScope(() => frames.run(ours, 'c', () => {}, add));
+      }, add);
+      expect(frames.current()).toBe(before);
+    });
+  });
+
+  test('withLabels makes one frame where AsyncLocalStorage#run makes two: the frame current before is current after it', () => {
+    const app = new AsyncLocalStorage();
+    // (The thread's first scope decides its mode first, whose probes run
+    // scopes of their own.)
+    withLabels({ k: 'v' }, () => {});
+    app.run('app', () => {
+      const before = frames.current();
+      withLabels({ k: 'v' }, () => {
+        expect(currentLabels()).toEqual({ k: 'v' });
+        withLabels({ n: '1' }, () => expect(currentLabels()).toEqual({ k: 'v', n: '1' }));
+      });
+      expect(frames.current()).toBe(before);
+      expect(currentLabels()).toEqual({});
+      expect(app.getStore()).toBe('app');
+    });
   });
 
   test('a throw inside still restores, and what was current is not run again (same store: no new frame)', () => {
