@@ -42,21 +42,34 @@ function headerOf(request, name) {
 // cut, OTHER where it fails its allow-pattern, and capped, kit/
 // cardinality.js), each null if none.
 function registeredParts(registered) {
-  if (registered === null || registered === undefined) return { base: null, fromHeaders: null };
+  if (registered === null || registered === undefined) return { base: null, fromHeaders: null, headerKey: null };
   const base = Object.keys(registered.labels).length > 0 ? Object.freeze({ ...registered.labels }) : null;
   const pairs = registered.headers;
-  const fromHeaders =
-    pairs.length === 0
-      ? null
-      : (out, request) => {
-          for (let i = 0; i < pairs.length; i++) {
-            const [header, label, allow] = pairs[i];
-            const v = headerOf(request, header);
-            if (v !== undefined) out[label] = allow !== null && allow !== undefined && !allow.test(v) ? OTHER : capValue(label, v);
-          }
-          return out;
-        };
-  return { base, fromHeaders };
+  if (pairs.length === 0) return { base, fromHeaders: null, headerKey: null };
+  const valueOf = (request, i) => {
+    const [header, label, allow] = pairs[i];
+    const v = headerOf(request, header);
+    if (v === undefined) return undefined;
+    return allow !== null && allow !== undefined && !allow.test(v) ? OTHER : capValue(label, v);
+  };
+  const fromHeaders = (out, request) => {
+    for (let i = 0; i < pairs.length; i++) {
+      const v = valueOf(request, i);
+      if (v !== undefined) out[pairs[i][1]] = v;
+    }
+    return out;
+  };
+  // The header labels' values of `request` as one string, the same for the
+  // same values only (each value's length before it), appended to `prefix`.
+  const headerKey = (prefix, request) => {
+    let key = prefix;
+    for (let i = 0; i < pairs.length; i++) {
+      const v = valueOf(request, i);
+      key += v === undefined ? '|' : `|${v.length}:${v}`;
+    }
+    return key;
+  };
+  return { base, fromHeaders, headerKey };
 }
 
 // The labels register's configuration gives work that is not a request of
@@ -78,23 +91,30 @@ function requestLabels(options = {}, registered = null) {
   const { labels: extra, route = true } = options;
   if (extra !== undefined && typeof extra !== 'function') throw errors.invalidOption('labels', 'a function', extra);
   if (typeof route !== 'boolean') throw errors.invalidOption('route', 'a boolean', route);
-  const { base, fromHeaders } = registeredParts(registered);
+  const { base, fromHeaders, headerKey } = registeredParts(registered);
   const own = (method, template) => {
     const out = base === null ? {} : { ...base };
     out.method = method;
     if (route) out.route = template === undefined ? UNMATCHED : template;
     return out;
   };
-  if (extra === undefined && fromHeaders === null) {
-    // The labels depend on method and template alone: one frozen object per
-    // pair, which withLabels finds its set for by identity (no reading,
-    // encoding or interning per request). Methods and templates come from
-    // the HTTP parser and the app's routes; the bound (kit/cache.js) only
-    // guards against an app that builds routes at run time.
+  if (extra === undefined) {
+    // The labels depend on method, template and the header labels' values
+    // alone: one frozen object per combination, which withLabels finds its
+    // set for by identity (no reading, encoding or interning per request).
+    // Methods and templates come from the HTTP parser and the app's routes;
+    // header values from clients, each capped (kit/cardinality.js); the
+    // bound (kit/cache.js) guards against an app that builds routes at run
+    // time and clients that send many values.
     const cache = new BoundedCache(1024);
-    return function build(method, template) {
-      const key = `${method} ${route ? (template === undefined ? UNMATCHED : template) : ''}`;
-      return cache.get(key, () => Object.freeze(own(method, template)));
+    const keyOf = (method, template) => `${method} ${route ? (template === undefined ? UNMATCHED : template) : ''}`;
+    if (fromHeaders === null) {
+      return function build(method, template) {
+        return cache.get(keyOf(method, template), () => Object.freeze(own(method, template)));
+      };
+    }
+    return function build(method, template, request) {
+      return cache.get(headerKey(keyOf(method, template), request), () => Object.freeze(fromHeaders(own(method, template), request)));
     };
   }
   return function build(method, template, request) {
