@@ -51,6 +51,52 @@ class BoundedCache {
   }
 }
 
+// The same for values keyed by several parts (a request's method, route
+// and header values), without joining them into one string per lookup
+// (which would make a new string to hash each time; the parts are strings
+// already hashed, or undefined): a Map per part. It holds at most `max`
+// values and starts over when full (a burst of new keys costs the keys in
+// use one make() each after it, never memory).
+//
+//   const labels = new BoundedTrie(1024);
+//   parts[0] = method; parts[1] = template;
+//   labels.get(parts, 2, () => Object.freeze({ method, route: template }));
+class BoundedTrie {
+  constructor(max = DEFAULT_MAX) {
+    if (!Number.isInteger(max) || max < 1) throw new RangeError(`a cache of ${max} entries`);
+    this.max = max;
+    this.root = new Map();
+    this.size = 0;
+  }
+
+  // The value of parts[0..n) (n >= 1), made by make() the first time (and
+  // after the trie started over). `parts` is read before make() runs.
+  get(parts, n, make) {
+    let level = this.root;
+    for (let i = 0; i < n - 1; i++) {
+      let next = level.get(parts[i]);
+      if (next === undefined) {
+        next = new Map();
+        level.set(parts[i], next);
+      }
+      level = next;
+    }
+    const last = parts[n - 1];
+    let value = level.get(last);
+    if (value === undefined) {
+      value = make();
+      if (this.size >= this.max) {
+        this.root = new Map();
+        this.size = 0;
+        return value;
+      }
+      level.set(last, value);
+      this.size += 1;
+    }
+    return value;
+  }
+}
+
 // A bounded cache kept on `owner` under `symbol`: make(k) once per k.
 function memoOn(owner, symbol, k, make, max = DEFAULT_MAX) {
   let cache = owner[symbol];
@@ -61,4 +107,4 @@ function memoOn(owner, symbol, k, make, max = DEFAULT_MAX) {
   return cache.get(k, make);
 }
 
-module.exports = { BoundedCache, memoOn };
+module.exports = { BoundedCache, BoundedTrie, memoOn };

@@ -19,7 +19,7 @@ const { amend, unmatched, UNMATCHED_ROUTE } = require('./request-scope');
 const errors = require('../../core/errors');
 const { warnOnce } = require('../../core/warnings');
 const { cutValue } = require('./limits');
-const { BoundedCache } = require('./cache');
+const { BoundedTrie } = require('./cache');
 const { capValue, OTHER } = require('./cardinality');
 
 const UNMATCHED = UNMATCHED_ROUTE.route;
@@ -37,15 +37,18 @@ function headerOf(request, name) {
 }
 
 // What register adds to every request's labels, from its configuration
-// (`registered`: { labels, headers }, or null by hand): process labels (a
-// frozen object) and header labels (a function of the request: each value
-// cut, OTHER where it fails its allow-pattern, and capped, kit/
-// cardinality.js), each null if none.
+// (`registered`: { labels, headers }, or null by hand): `base`, the process
+// labels (a frozen object, or null), and the header labels, each value cut,
+// OTHER where it fails its allow-pattern, and capped (kit/cardinality.js):
+// fromHeaders(out, request) adds them to `out`; headerParts(parts, from,
+// request) puts their values (undefined where absent) into parts[from..)
+// and returns their count; headerLabels names them (both functions null
+// where no header is configured).
 function registeredParts(registered) {
-  if (registered === null || registered === undefined) return { base: null, fromHeaders: null, headerKey: null };
+  if (registered === null || registered === undefined) return { base: null, fromHeaders: null, headerParts: null, headerLabels: [] };
   const base = Object.keys(registered.labels).length > 0 ? Object.freeze({ ...registered.labels }) : null;
   const pairs = registered.headers;
-  if (pairs.length === 0) return { base, fromHeaders: null, headerKey: null };
+  if (pairs.length === 0) return { base, fromHeaders: null, headerParts: null, headerLabels: [] };
   const valueOf = (request, i) => {
     const [header, label, allow] = pairs[i];
     const v = headerOf(request, header);
@@ -59,17 +62,13 @@ function registeredParts(registered) {
     }
     return out;
   };
-  // The header labels' values of `request` as one string, the same for the
-  // same values only (each value's length before it), appended to `prefix`.
-  const headerKey = (prefix, request) => {
-    let key = prefix;
-    for (let i = 0; i < pairs.length; i++) {
-      const v = valueOf(request, i);
-      key += v === undefined ? '|' : `|${v.length}:${v}`;
-    }
-    return key;
+  // The header labels' values of `request` (undefined: absent) into
+  // parts[from..); their count.
+  const headerParts = (parts, from, request) => {
+    for (let i = 0; i < pairs.length; i++) parts[from + i] = valueOf(request, i);
+    return pairs.length;
   };
-  return { base, fromHeaders, headerKey };
+  return { base, fromHeaders, headerParts, headerLabels: pairs.map((pair) => pair[1]) };
 }
 
 // The labels register's configuration gives work that is not a request of
@@ -91,7 +90,7 @@ function requestLabels(options = {}, registered = null) {
   const { labels: extra, route = true } = options;
   if (extra !== undefined && typeof extra !== 'function') throw errors.invalidOption('labels', 'a function', extra);
   if (typeof route !== 'boolean') throw errors.invalidOption('route', 'a boolean', route);
-  const { base, fromHeaders, headerKey } = registeredParts(registered);
+  const { base, fromHeaders, headerParts, headerLabels } = registeredParts(registered);
   const own = (method, template) => {
     const out = base === null ? {} : { ...base };
     out.method = method;
@@ -106,15 +105,24 @@ function requestLabels(options = {}, registered = null) {
     // header values from clients, each capped (kit/cardinality.js); the
     // bound (kit/cache.js) guards against an app that builds routes at run
     // time and clients that send many values.
-    const cache = new BoundedCache(1024);
-    const keyOf = (method, template) => `${method} ${route ? (template === undefined ? UNMATCHED : template) : ''}`;
+    const cache = new BoundedTrie(1024);
+    const parts = [];
     if (fromHeaders === null) {
       return function build(method, template) {
-        return cache.get(keyOf(method, template), () => Object.freeze(own(method, template)));
+        parts[0] = method;
+        parts[1] = route ? template : undefined;
+        return cache.get(parts, 2, () => Object.freeze(own(method, template)));
       };
     }
     return function build(method, template, request) {
-      return cache.get(headerKey(keyOf(method, template), request), () => Object.freeze(fromHeaders(own(method, template), request)));
+      parts[0] = method;
+      parts[1] = route ? template : undefined;
+      const n = 2 + headerParts(parts, 2, request);
+      return cache.get(parts, n, () => {
+        const out = own(method, template);
+        for (let i = 2; i < n; i++) if (parts[i] !== undefined) out[headerLabels[i - 2]] = parts[i];
+        return Object.freeze(out);
+      });
     };
   }
   return function build(method, template, request) {

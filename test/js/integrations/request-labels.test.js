@@ -50,3 +50,22 @@ test('with an app\'s own labels function each request gets its own object, built
   expect([one.mine, two.mine, one.tenant]).toEqual(['1acme', '2acme', 'acme']);
   expect(one).not.toBe(two);
 });
+
+test('the cache of labels by parts (kit/cache.js BoundedTrie) tells undefined from \'\', holds at most its bound, and after starting over makes a key in use again', () => {
+  const { BoundedTrie } = require('../../../lib/integrations/kit/cache');
+  const trie = new BoundedTrie(3);
+  let made = 0;
+  const get = (...parts) => trie.get(parts, parts.length, () => ({ parts, n: ++made }));
+  const a = get('GET', '/a', undefined);
+  expect(get('GET', '/a', undefined)).toBe(a);
+  expect(get('GET', '/a', '')).not.toBe(a);
+  expect(get('GET', undefined, '')).not.toBe(a);
+  expect(trie.size).toBe(3);
+  // Full: a new key is made and not kept; the trie starts over.
+  const d = get('POST', '/a', undefined);
+  expect(d.n).toBe(4);
+  expect(trie.size).toBe(0);
+  expect(get('GET', '/a', undefined).n).toBe(5);
+  expect(trie.size).toBe(1);
+  expect(() => new BoundedTrie(0)).toThrow(RangeError);
+});
