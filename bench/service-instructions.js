@@ -20,13 +20,17 @@
 //            bench/results/service-instructions.json), --write
 //            (docs/performance.md's service-instructions table), --from
 //            FILE,... (re-render saved results, several runs' services in
-//            one table)
+//            one table), --no-collect (no full collection before each
+//            window, as runs before 2026-11-29 counted)
 //
 // Each server runs under `valgrind --tool=callgrind --instr-atstart=no`
 // with `node --single-threaded` (V8's GC and compiler work on the main
 // thread, in the count, not on helper threads valgrind would interleave):
 // counting starts after it answers (callgrind_control -i on), then the
-// warm-up, then per window the counters zeroed (-z), the requests sent one
+// warm-up, then per window a full collection (bench/apps/collect-on-signal.js,
+// preloaded in every mode: a window then holds no major collection's
+// marking, which slows what runs beside it in a window that happens to
+// hold one), the counters zeroed (-z), the requests sent one
 // at a time over one kept-alive connection, and the counters dumped (-d).
 // A window's total is every instruction the process executed in it (every
 // thread: libuv's pool too), over the requests, split by function
@@ -48,7 +52,7 @@ const { version, median, rotate } = require('./harness');
 const { cli, frameLine } = require('./cli');
 const { ratioInterval } = require('./stats');
 const { costsPerRequest } = require('./callgrind-costs');
-const { install, versionOf, whyNot, TENANTS, SERVICES, ENV, freePort, sleep, get, exited, stop } = require('./service-apps');
+const { install, versionOf, whyNot, TENANTS, SERVICES, ENV, preload, freePort, sleep, get, exited, stop } = require('./service-apps');
 
 const root = path.join(__dirname, '..');
 const LIB_PATH = `${path.join(root, 'lib')}/`;
@@ -65,6 +69,19 @@ async function sendSequential(agent, port, service, from, n) {
   }
 }
 
+const newAgent = () => new http.Agent({ keepAlive: true, maxSockets: 1 });
+
+// A full collection in the server (bench/apps/collect-on-signal.js), the
+// `n`th: returns once it is done.
+async function collect(child, file, n) {
+  child.kill('SIGURG');
+  for (let t = 0; ; t += 100) {
+    if (fs.existsSync(file) && Number(fs.readFileSync(file, 'utf8')) >= n) return;
+    if (t > 120000 || exited(child)) throw new Error('the server did not report its full collection');
+    await sleep(100);
+  }
+}
+
 // One server of `name` in `mode` under callgrind: per window its
 // instructions per request (bench/callgrind-costs.js: total, gc, compile,
 // customlabels, rest, customlabelsFns) and `work`, the total less GC and
@@ -74,6 +91,12 @@ async function runOnce(node, name, mode, dir, limits) {
   const port = await freePort();
   const env = { ...process.env, ...ENV[mode], NODE_NO_WARNINGS: '1' };
   for (const k of ['NODE_OPTIONS', 'CUSTOMLABELS_HOOKS', 'CUSTOMLABELS_INTEGRATIONS', 'CUSTOMLABELS_HEADERS']) if (ENV[mode][k] === undefined) delete env[k];
+  const collected = path.join(dir, `collected-${mode}`);
+  if (limits.collect) {
+    env.NODE_OPTIONS = [env.NODE_OPTIONS, preload('collect-on-signal.js')].filter(Boolean).join(' ');
+    env.CUSTOMLABELS_BENCH_COLLECTED = collected;
+    fs.rmSync(collected, { force: true });
+  }
   const outDir = path.join(dir, `callgrind-${mode}`);
   fs.rmSync(outDir, { recursive: true, force: true });
   fs.mkdirSync(outDir);
@@ -88,7 +111,7 @@ async function runOnce(node, name, mode, dir, limits) {
   // (--perf-basic-prof's names of the code V8 generates; valgrind keeps the
   // pid.)
   const perfMap = `/tmp/perf-${child.pid}.map`;
-  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  let agent = newAgent();
   try {
     for (let t = 0; ; t += 500) {
       if ((await get(agent, port, service.ready, 'acme')) === 200) break;
@@ -99,6 +122,14 @@ async function runOnce(node, name, mode, dir, limits) {
     await sendSequential(agent, port, service, 0, limits.warmup);
     const windows = [];
     for (let w = 0; w < limits.windows; w++) {
+      if (limits.collect) {
+        await collect(child, collected, w + 1);
+        // (The collection outlasts the server's keep-alive timeout under
+        // valgrind: a new connection, opened before the count starts.)
+        agent.destroy();
+        agent = newAgent();
+        if ((await get(agent, port, service.ready, 'acme')) !== 200) throw new Error(`${name} ${mode}: no answer after the full collection`);
+      }
       control(child.pid, '-z');
       await sendSequential(agent, port, service, limits.warmup + w * limits.requests, limits.requests);
       const before = new Set(fs.readdirSync(outDir));
@@ -184,7 +215,7 @@ async function runService(node, name, limits) {
 const thousands = (n) => `${(n / 1000).toFixed(0)} k`;
 const fmtRatio = (r) => (Number.isFinite(r.low) ? `${r.ratio.toFixed(3)}× [${r.low.toFixed(3)}, ${r.high.toFixed(3)}]` : `${r.ratio.toFixed(3)}× (one pair)`);
 
-const limitsText = (l) => `${l.repeat} servers per mode, ${l.windows} windows of ${l.requests} requests each after ${l.warmup} of warm-up`;
+const limitsText = (l) => `${l.repeat} servers per mode, ${l.windows} windows of ${l.requests} requests each after ${l.warmup} of warm-up${l.collect ? ', each window right after a full collection' : ''}`;
 
 // One table of saved runs (each of one Node.js, one or more services).
 function render(runs) {
@@ -239,6 +270,7 @@ async function main() {
       windows: Number(opt('--windows', 3)),
       repeat: Number(opt('--repeat', 2)),
       modes: opt('--modes', null)?.split(',') ?? null,
+      collect: !has('--no-collect'),
     };
     if (has('--write') && limits.modes !== null) throw new Error('--write: not with --modes (an experiment is not the docs table)');
     for (const m of limits.modes ?? []) if (ENV[m] === undefined) throw new Error(`--modes: unknown ${m} (expected ${Object.keys(ENV).join(', ')})`);
