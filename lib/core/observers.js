@@ -15,11 +15,13 @@
 //                    with one warning. Returns the function that stops it.
 //   onFrame(fn)      where AsyncLocalStorage runs on AsyncContextFrame
 //                    (lib/core/frames.js): fn(frame, store) for every frame
-//                    a scope makes (withLabels, a trace scope, on the way in
-//                    and on the way out), before the frame is current; it
-//                    may put entries of its own into it. Returns the
-//                    function that stops it, or a string saying why frames
-//                    cannot be made here.
+//                    a scope makes (withLabels, a trace scope: on the way
+//                    in; on the way out only where something inside left
+//                    another frame current, else the frame current before
+//                    is current again, as it was), before the frame is
+//                    current; it may put entries of its own into it.
+//                    Returns the function that stops it, or a string
+//                    saying why frames cannot be made here.
 //   hooks()          whether this thread switches (its mode, decided now if
 //                    it was not)
 //   current()        the current set, or null
