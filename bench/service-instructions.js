@@ -20,18 +20,22 @@
 //            bench/results/service-instructions.json), --write
 //            (docs/performance.md's service-instructions table), --from
 //            FILE,... (re-render saved results, several runs' services in
-//            one table), --no-collect (no full collection before each
-//            window, as runs before 2026-11-29 counted)
+//            one table), --collect (a full collection before each
+//            window, below)
 //
 // Each server runs under `valgrind --tool=callgrind --instr-atstart=no`
 // with `node --single-threaded` (V8's GC and compiler work on the main
 // thread, in the count, not on helper threads valgrind would interleave):
 // counting starts after it answers (callgrind_control -i on), then the
-// warm-up, then per window a full collection (bench/apps/collect-on-signal.js,
-// preloaded in every mode: a window then holds no major collection's
-// marking, which slows what runs beside it in a window that happens to
-// hold one), the counters zeroed (-z), the requests sent one
-// at a time over one kept-alive connection, and the counters dumped (-d).
+// warm-up, then per window (with --collect, a full collection first:
+// bench/apps/collect-on-signal.js, preloaded in every mode) the counters
+// zeroed (-z), the requests sent one at a time over one kept-alive
+// connection, and the counters dumped (-d). (--collect was meant to keep
+// a major collection's marking out of the windows; on Node-RED it did not
+// narrow the intervals, ±1.1 % against ±0.5 %, it left GC at 110-210 k
+// instructions per request, and it raised the work of every mode by about
+// a sixth (none 612 k to 723 k): what V8 runs after a forced collection is
+// not what it ran before it. So it is not the default.)
 // A window's total is every instruction the process executed in it (every
 // thread: libuv's pool too), over the requests, split by function
 // (bench/callgrind-costs.js, with `node --perf-basic-prof` naming the
@@ -270,7 +274,7 @@ async function main() {
       windows: Number(opt('--windows', 3)),
       repeat: Number(opt('--repeat', 2)),
       modes: opt('--modes', null)?.split(',') ?? null,
-      collect: !has('--no-collect'),
+      collect: has('--collect'),
     };
     if (has('--write') && limits.modes !== null) throw new Error('--write: not with --modes (an experiment is not the docs table)');
     for (const m of limits.modes ?? []) if (ENV[m] === undefined) throw new Error(`--modes: unknown ${m} (expected ${Object.keys(ENV).join(', ')})`);

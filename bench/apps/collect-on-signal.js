@@ -1,7 +1,7 @@
 'use strict';
 
-// Preloaded into every server bench/service-instructions.js counts, in every
-// mode (none too): on SIGURG (a signal the services leave alone: Node-RED
+// Preloaded, with bench/service-instructions.js --collect, into every server
+// it counts, in every mode (none too): on SIGURG (a signal the services leave alone: Node-RED
 // and close-with-grace stop on SIGUSR2) a full garbage collection, then the number of
 // collections done so far written to CUSTOMLABELS_BENCH_COLLECTED (a file),
 // so the bench starts each window right after one. Without it, whether a
