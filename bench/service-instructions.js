@@ -31,11 +31,12 @@
 // bench/apps/collect-on-signal.js, preloaded in every mode) the counters
 // zeroed (-z), the requests sent one at a time over one kept-alive
 // connection, and the counters dumped (-d). (--collect was meant to keep
-// a major collection's marking out of the windows; on Node-RED it did not
-// narrow the intervals, ±1.1 % against ±0.5 %, it left GC at 110-210 k
-// instructions per request, and it raised the work of every mode by about
-// a sixth (none 612 k to 723 k): what V8 runs after a forced collection is
-// not what it ran before it. So it is not the default.)
+// a major collection's marking out of the windows; it did not narrow the
+// intervals (verdaccio ±0.7-3.1 % against ±0.1-1.2 % without it, Node-RED
+// ±1.0-2.4 % against ±0.5-3.5 %), it left GC at 110-210 k instructions per
+// request, and it raised the work of every mode by about a sixth (Node-RED
+// none 612 k to 723 k): what V8 runs after a forced collection is not what
+// it ran before it. So it is not the default: docs/performance.md.)
 // A window's total is every instruction the process executed in it (every
 // thread: libuv's pool too), over the requests, split by function
 // (bench/callgrind-costs.js, with `node --perf-basic-prof` naming the
