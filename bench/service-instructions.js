@@ -277,7 +277,7 @@ async function main() {
       modes: opt('--modes', null)?.split(',') ?? null,
       collect: has('--collect'),
     };
-    if (has('--write') && limits.modes !== null) throw new Error('--write: not with --modes (an experiment is not the docs table)');
+    if (has('--write') && (limits.modes !== null || limits.collect)) throw new Error('--write: not with --modes or --collect (an experiment is not the docs table)');
     for (const m of limits.modes ?? []) if (ENV[m] === undefined) throw new Error(`--modes: unknown ${m} (expected ${Object.keys(ENV).join(', ')})`);
     const services = {};
     for (const name of names) {

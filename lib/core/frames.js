@@ -41,6 +41,7 @@ function probeFrames() {
         Frame = Object.getPrototypeOf(value).constructor;
       }
     }
+    resource.emitDestroy(); // (async_hooks tools see it end)
   } catch {
     Frame = null;
   }
@@ -60,16 +61,19 @@ function probeFrames() {
       if (priorStore === store) return fn();
       const prior = Frame.current();
       const frame = make(als, store, add);
+      const entries = frame.size;
       Frame.set(frame);
       try {
         return fn();
       } finally {
         // As AsyncLocalStorage#run leaves it: the frame current now, with
         // the storage's entry set back. Where that is still the frame made
-        // here (nothing inside left another current: almost always), its
-        // copy would hold what `prior` holds, so `prior` is current again,
-        // uncopied: a scope makes one frame, not two.
-        Frame.set(Frame.current() === frame ? prior : make(als, priorStore, add));
+        // here, as made (nothing inside left another current, and no
+        // storage was disabled, which deletes its entry from the current
+        // frame in place: almost always), its copy would hold what `prior`
+        // holds, so `prior` is current again, uncopied: a scope makes one
+        // frame, not two.
+        Frame.set(Frame.current() === frame && frame.size === entries ? prior : make(als, priorStore, add));
       }
     },
     enter(als, store, add) {

@@ -68,8 +68,8 @@ onFrames('frames made by a scope (AsyncContextFrame lines)', () => {
         expect(extra.getStore()).toBe('extra of a');
       }, add);
       expect(frames.current()).toBe(before);
-      // (A copy with the entries set back by `add` would read undefined:
-      // a profiler's context set around the scope would be lost after it.)
+      // (A copy with the entries set back by `add`, which sets its entry
+      // from the scope's store alone, would read undefined.)
       expect(extra.getStore()).toBe('theirs');
       // A frame made and left inside (an AsyncResource's scope, a nested
       // scope) leaves the scope's own current at its end: the same.
@@ -79,6 +79,18 @@ onFrames('frames made by a scope (AsyncContextFrame lines)', () => {
       }, add);
       expect(frames.current()).toBe(before);
     });
+  });
+
+  test('a storage disabled inside stays disabled after the scope, as after AsyncLocalStorage#run', () => {
+    const seen = (run) => {
+      const other = new AsyncLocalStorage();
+      return other.run('other', () => {
+        run('a', () => other.disable());
+        return other.getStore();
+      });
+    };
+    expect(seen((store, fn) => frames.run(ours, store, fn, add))).toBeUndefined();
+    expect(seen((store, fn) => ours.run(store, fn))).toBeUndefined();
   });
 
   test('withLabels makes one frame where AsyncLocalStorage#run makes two: the frame current before is current after it', () => {

@@ -70,7 +70,8 @@ class BoundedTrie {
   }
 
   // The value of parts[0..n) (n >= 1), made by make() the first time (and
-  // after the trie started over). `parts` is read before make() runs.
+  // after the trie started over). (make() may read `parts` itself: nothing
+  // between filling them and make() may call get() on the same parts.)
   get(parts, n, make) {
     let level = this.root;
     for (let i = 0; i < n - 1; i++) {

@@ -103,9 +103,11 @@ function requestLabels(options = {}, registered = null) {
     // set for by identity (no reading, encoding or interning per request).
     // Methods and templates come from the HTTP parser and the app's routes;
     // header values from clients, each capped (kit/cardinality.js); the
-    // bound (kit/cache.js) guards against an app that builds routes at run
-    // time and clients that send many values.
-    const cache = new BoundedTrie(1024);
+    // bound (kit/cache.js), above the default cap of one label's values
+    // (2,000), guards against an app that builds routes at run time and
+    // clients that send many values. (`parts` is filled and read with no
+    // user code between: header reads, the allow-pattern and the cap.)
+    const cache = new BoundedTrie(4096);
     const parts = [];
     if (fromHeaders === null) {
       return function build(method, template) {

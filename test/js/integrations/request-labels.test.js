@@ -24,7 +24,7 @@ test('the same method, route and header values give the same frozen labels; a di
     build('GET', '/u/:id', req({ 'x-tenant': 'acme' })),
     build('GET', '/u/:id', req({ 'x-tenant': '', 'x-plan': 'gold' })),
     build('GET', '/u/:id', req({ 'x-plan': 'gold' })),
-    // (values that would run together in a key without their lengths)
+    // (values with the separators a key joined from the parts would use)
     build('GET', '/u/:id', req({ 'x-tenant': 'acme|4:gold' })),
     build('GET', '/u/:id', req({ 'x-tenant': 'acme|', 'x-plan': 'gold' })),
     // fails the allow-pattern: (other)
