@@ -109,17 +109,10 @@ function requestLabels(options = {}, registered = null) {
     // user code between: header reads, the allow-pattern and the cap.)
     const cache = new BoundedTrie(4096);
     const parts = [];
-    if (fromHeaders === null) {
-      return function build(method, template) {
-        parts[0] = method;
-        parts[1] = route ? template : undefined;
-        return cache.get(parts, 2, () => Object.freeze(own(method, template)));
-      };
-    }
     return function build(method, template, request) {
       parts[0] = method;
       parts[1] = route ? template : undefined;
-      const n = 2 + headerParts(parts, 2, request);
+      const n = headerParts === null ? 2 : 2 + headerParts(parts, 2, request);
       return cache.get(parts, n, () => {
         const out = own(method, template);
         for (let i = 2; i < n; i++) if (parts[i] !== undefined) out[headerLabels[i - 2]] = parts[i];
