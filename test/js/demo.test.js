@@ -8,7 +8,7 @@
 const { execFile, spawn } = require('node:child_process');
 const readline = require('node:readline');
 const path = require('node:path');
-const { root } = require('./helpers');
+const { root, unfitWindow } = require('./helpers');
 
 function runDemo() {
   return new Promise((resolve) => {
@@ -52,10 +52,10 @@ describe('npm run demo', () => {
 
 // The README's "Verify from outside": the demo serving its load, sampled by
 // the reader from outside. A snapshot (inspect) can land between two
-// requests, when no thread has labels; a few seconds of samples show each
-// customer's share of the CPU on the first try.
+// requests, when no thread has labels; the README's 5 s of samples show each
+// customer's share of the CPU, with no warm-up.
 describe("the README's verify flow", () => {
-  test('sampling the serving demo from outside shows each customer\'s share of its CPU, on the first try', async () => {
+  test('sampling the serving demo from outside for the README\'s 5 s shows each customer\'s share of its CPU', async () => {
     const demo = spawn(process.execPath, [path.join(root, 'examples', 'demo.js'), '--serve', '30'], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
     try {
       const pid = await new Promise((resolve, reject) => {
@@ -65,14 +65,30 @@ describe("the README's verify flow", () => {
         });
         demo.once('exit', () => reject(new Error('the demo exited before serving')));
       });
-      const out = await new Promise((resolve) => {
-        execFile(process.execPath, [path.join(root, 'bin', 'customlabels.js'), 'sample', String(pid), '--duration', '3s', '--by', 'customer'], { encoding: 'utf8', timeout: 60000 }, (err, stdout, stderr) =>
-          resolve({ code: err ? err.code : 0, stdout, stderr }),
-        );
-      });
-      expect(out.code).toBe(0);
-      const main = out.stdout.split(`thread ${pid} `)[1];
-      expect(main).toBeDefined();
+      // The README's command, read as a user reads it: the text table. A
+      // window is taken again (up to 3 in all) only where the machine made
+      // it unfit (helpers.unfitWindow): the demo starved (fewer than half
+      // the samples it gets alone) or the reader late at more than 5% of its
+      // ticks. An order missed in a fit window fails at once.
+      let main;
+      for (let attempt = 1; ; attempt += 1) {
+        const out = await new Promise((resolve) => {
+          execFile(process.execPath, [path.join(root, 'bin', 'customlabels.js'), 'sample', String(pid), '--duration', '5s', '--by', 'customer'], { encoding: 'utf8', timeout: 60000 }, (err, stdout, stderr) =>
+            resolve({ code: err ? err.code : 0, stdout, stderr }),
+          );
+        });
+        expect(out.code).toBe(0);
+        main = out.stdout.split(`thread ${pid} `)[1];
+        expect(main).toBeDefined();
+        // The header names late ticks only where there were any.
+        const header = out.stdout.match(/^sampled process \d+ for [\d.]+ s at 99 Hz: [^\n]*?(?:; (\d+) of (\d+) ticks late \(the reader lost the CPU\))?$/m);
+        expect(header).not.toBeNull();
+        const run = { late_ticks: Number(header[1] ?? 0), ticks: Number(header[2] ?? 0), thread_samples: Number(main.match(/^\(\S+\): (\d+) samples/)[1]) };
+        // 99 Hz for 5 s: about 500 ticks, nearly all on the demo's CPU.
+        const unfit = unfitWindow(run, 250);
+        if (unfit === null || attempt === 3) break;
+        console.log(`sampling the demo, attempt ${attempt}: ${unfit}; taken again`);
+      }
       const share = (customer) => {
         const m = main.match(new RegExp(`^\\s+([\\d.]+)%\\s+\\d+\\s+${customer}$`, 'm'));
         return m === null ? 0 : Number(m[1]);

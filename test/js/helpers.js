@@ -128,4 +128,16 @@ function copyPackage(dir, { addon = true } = {}) {
   return file;
 }
 
-module.exports = { root, addonPath, readerPath, tick, sleep, runNode, CAP, hasCapability, testIf, inspectBody, copyPackage };
+// Why a window of `customlabels sample` cannot judge what it sampled, or
+// null: the target starved (its thread sampled `least` times or fewer) or the
+// reader late at more than 5% of its ticks (a reader that loses the CPU takes
+// its missed samples in a burst that all see one label set). `run` holds the
+// --json row's ticks, late_ticks and thread_samples. The causes are the
+// machine's: CI runs suites side by side.
+const lateWindow = (run) => (run.late_ticks > run.ticks * 0.05 ? `the reader was late at ${run.late_ticks} of ${run.ticks} ticks` : null);
+function unfitWindow(run, least) {
+  if (run.thread_samples <= least) return `the target starved (${run.thread_samples} samples, at least ${least + 1} wanted)`;
+  return lateWindow(run);
+}
+
+module.exports = { root, addonPath, readerPath, tick, sleep, runNode, CAP, hasCapability, testIf, inspectBody, copyPackage, lateWindow, unfitWindow };

@@ -9,7 +9,7 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const readline = require('node:readline');
-const { root, addonPath, readerPath, CAP, hasCapability, testIf, sleep } = require('./helpers');
+const { root, addonPath, readerPath, CAP, hasCapability, testIf, sleep, lateWindow, unfitWindow } = require('./helpers');
 
 const binPath = path.join(root, 'bin', 'customlabels.js');
 const fixtures = path.join(__dirname, 'fixtures');
@@ -530,16 +530,6 @@ const childrenOf = (ppid) =>
 // Requests of many short promise jobs, interleaved job by job
 // (test/js/fixtures/tenants-awaits.js): whatever a switch leaves installed
 // between one job and the next must not move CPU from one tenant to another.
-// Why a sampling window cannot judge the reader, or null: the target
-// starved (its thread sampled `least` times or fewer) or the reader late at
-// more than 5% of its ticks. (The causes are the machine's: CI runs suites
-// side by side.)
-const lateWindow = (row) => (row.late_ticks > row.ticks * 0.05 ? `the reader was late at ${row.late_ticks} of ${row.ticks} ticks` : null);
-function unfitWindow(row, least) {
-  if (row.thread_samples <= least) return `the target starved (${row.thread_samples} samples, at least ${least + 1} wanted)`;
-  return lateWindow(row);
-}
-
 describe('sample: tenants 1:2:3 in requests of 50 promise jobs of ~20 µs, interleaved', () => {
   let child;
   let replies;
