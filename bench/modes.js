@@ -43,6 +43,7 @@ const v8 = require('node:v8');
 
 // Empty hooks of the kinds of `strategy` (lib/core/switcher.js): 'settled' (the
 // one customlabels ends up with here) or 'resource-init+promise-hooks'.
+// Returns what the switcher's probe found.
 function floorHooks(strategy = 'settled') {
   const { probe } = require('../lib/core/switcher');
   const mode = probe();
@@ -56,6 +57,7 @@ function floorHooks(strategy = 'settled') {
     createHook({ init: noop, before: noop, after: noop, trackPromises: false }).enable();
     if (!mode.asyncHooksTrackPromises) v8.promiseHooks.createHook({ before: noop, after: noop });
   }
+  return mode;
 }
 
 // The hooks of `bound` (see above), of the kinds floorHooks('settled')

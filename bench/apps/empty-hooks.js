@@ -16,7 +16,5 @@
 
 const { AsyncLocalStorage } = require('node:async_hooks');
 const { floorHooks } = require('../modes');
-const { probe } = require('../../lib/core/switcher');
 
-floorHooks();
-if (probe().storeVisibleInBefore) new AsyncLocalStorage().enterWith(undefined);
+if (floorHooks().storeVisibleInBefore) new AsyncLocalStorage().enterWith(undefined);

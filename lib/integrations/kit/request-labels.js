@@ -123,7 +123,6 @@ function requestLabels(options = {}, registered = null) {
   return function build(method, template, request) {
     const out = own(method, template);
     if (fromHeaders !== null) fromHeaders(out, request);
-    if (extra === undefined) return out;
     const more = extra(request);
     if (more === undefined || more === null) return out;
     if (typeof more !== 'object') throw errors.invalidOption('labels', 'a function returning an object', more);
