@@ -140,4 +140,19 @@ function unfitWindow(run, least) {
   return lateWindow(run);
 }
 
-module.exports = { root, addonPath, readerPath, tick, sleep, runNode, CAP, hasCapability, testIf, inspectBody, copyPackage, lateWindow, unfitWindow };
+// Node.js <major>'s binary (scripts/node-versions.js), with the V8 unit for
+// it in build/v8, built here if missing: a checkout's `npm install` builds
+// the unit of the Node.js running it only (.ci/run builds 22, 24 and 26), and
+// a test that runs another major without hooks needs that major's. Call it
+// at a test file's top level: the build takes seconds, outside any test's
+// timeout.
+function nodeWithUnit(major) {
+  const { nodeDir, nodeVersion } = require('../../scripts/node-versions');
+  const { buildUnit, headerVersion } = require('../../scripts/build-v8');
+  const { unitFile } = require('../../lib/core/v8-unit');
+  const dir = nodeDir(major);
+  if (!fs.existsSync(path.join(root, 'build', 'v8', unitFile(headerVersion(dir).abi)))) buildUnit(dir);
+  return nodeVersion(major);
+}
+
+module.exports = { root, addonPath, readerPath, tick, sleep, runNode, CAP, hasCapability, testIf, inspectBody, copyPackage, lateWindow, unfitWindow, nodeWithUnit };

@@ -17,9 +17,10 @@
 const { spawn, spawnSync } = require('node:child_process');
 const path = require('node:path');
 const readline = require('node:readline');
-const { root } = require('./helpers');
+const { root, nodeWithUnit } = require('./helpers');
 const { readerPath } = require('./integrations/harness');
-const { nodeVersion } = require('../../scripts/node-versions');
+// Node.js 24, with its V8 unit: these processes run without hooks.
+const node24 = nodeWithUnit(24);
 
 const peers = path.join(root, 'test', 'peers', 'ddtrace6');
 const register = 'customlabels/register';
@@ -88,7 +89,7 @@ function runService(order, hooks) {
     DD_TRACE_STARTUP_LOGS: 'false',
   };
   return new Promise((resolve, reject) => {
-    const child = spawn(nodeVersion(24), [...requires.flatMap((r) => ['--require', r]), '-e', APP], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(node24, [...requires.flatMap((r) => ['--require', r]), '-e', APP], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stderr = '';
     child.stderr.on('data', (d) => (stderr += d));
     child.on('error', reject);

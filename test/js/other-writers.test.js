@@ -16,9 +16,10 @@ const { spawn } = require('node:child_process');
 const fs = require('node:fs');
 const path = require('node:path');
 const readline = require('node:readline');
-const { runNode, root } = require('./helpers');
+const { runNode, root, nodeWithUnit } = require('./helpers');
 const { readerPath } = require('./integrations/harness');
-const { nodeVersion } = require('../../scripts/node-versions');
+// Node.js 24, with its V8 unit: these processes run without hooks.
+const node24 = nodeWithUnit(24);
 const { exportedOf } = require('../../lib/core/other-writers');
 const { execFileSync } = require('node:child_process');
 
@@ -86,7 +87,7 @@ function checkBoth(order) {
       const spin = () => { const end = Date.now() + 40; while (Date.now() < end); };
       setInterval(() => mods.customlabels.withLabels({ tenant: 'acme' }, spin), 50);
       console.log(process.pid);`;
-    const child = spawn(nodeVersion(24), ['-e', source], { cwd: root, env: { ...process.env, CUSTOMLABELS_HOOKS: '0' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(node24, ['-e', source], { cwd: root, env: { ...process.env, CUSTOMLABELS_HOOKS: '0' }, stdio: ['ignore', 'pipe', 'pipe'] });
     let stderr = '';
     child.stderr.on('data', (d) => (stderr += d));
     const lines = readline.createInterface({ input: child.stdout });
@@ -167,7 +168,7 @@ test.each(['main', 'worker'])("customlabels' labels, then @datadog/pprof's own t
     }, 50);`;
   const source = where === 'main' ? body : `new (require('node:worker_threads').Worker)(${JSON.stringify(body)}, { eval: true }).on('exit', (code) => { process.exitCode = code; });`;
   const r = await new Promise((resolve) => {
-    const child = spawn(nodeVersion(24), ['-e', source], { cwd: root, env: { ...process.env, CUSTOMLABELS_HOOKS: '0' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(node24, ['-e', source], { cwd: root, env: { ...process.env, CUSTOMLABELS_HOOKS: '0' }, stdio: ['ignore', 'pipe', 'pipe'] });
     let stderr = '';
     child.stderr.on('data', (d) => (stderr += d));
     child.on('close', (code, signal) => resolve({ code, signal, stderr }));
