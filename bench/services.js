@@ -18,7 +18,10 @@
 //            15), --blocks N (default 8), --no-profile (no profiled run
 //            per mode after the blocks), --modes MODE,... (none and
 //            these), --node-flags "FLAGS" (to every mode's server: an
-//            experiment's V8 flags), --write (docs/performance.md's
+//            experiment's V8 flags), --register-env K=V (repeatable: to
+//            the register mode's server, over its own: an experiment's
+//            configuration, such as CUSTOMLABELS_INTEGRATIONS=grpc against
+//            register-none), --write (docs/performance.md's
 //            services table), --from FILE (re-render saved results)
 //
 // Modes, each a fresh server process pinned to CPU 0: none (no
@@ -94,13 +97,14 @@ function gcCounter(stream) {
 // its own: the profiler costs CPU) also { shares } of its main thread's CPU
 // profile in the window (bench/profile-share.js); throws where a request
 // failed.
-async function runOnce(node, name, mode, dir, { rate, seconds, nodeFlags, cache }, { profile = false } = {}) {
+async function runOnce(node, name, mode, dir, { rate, seconds, nodeFlags, registerEnv, cache }, { profile = false } = {}) {
   const service = SERVICES[name];
   const port = await freePort();
   const env = { ...process.env, ...ENV[mode], NODE_NO_WARNINGS: '1' };
   // (Only the mode sets these: not an inherited CUSTOMLABELS_HOOKS=0 or
   // --require.)
   for (const k of ['CUSTOMLABELS_HOOKS', 'CUSTOMLABELS_INTEGRATIONS', 'CUSTOMLABELS_HEADERS']) if (ENV[mode][k] === undefined) delete env[k];
+  if (mode === 'register') Object.assign(env, registerEnv);
   const delayFile = path.join(dir, `loop-delay-${mode}.json`);
   fs.rmSync(delayFile, { force: true });
   env.CUSTOMLABELS_BENCH_LOOP_DELAY = delayFile;
@@ -223,8 +227,9 @@ async function runService(node, name, frames, limits) {
       values.register === undefined || values['empty-hooks'] === undefined
         ? undefined
         : ratioInterval(values.register.map((x, i) => x.cpuUsPerRequest / values['empty-hooks'][i].cpuUsPerRequest));
-    // (The V8 flags every mode's server ran with, for the table's label.)
-    return { values, ratios, floor, shares, flags: limits.nodeFlags };
+    // (The V8 flags every mode's server ran with, and the environment the
+    // register mode's ran with besides, for the table's label.)
+    return { values, ratios, floor, shares, flags: limits.nodeFlags, registerEnv: limits.registerEnv };
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
@@ -265,7 +270,8 @@ function render({ results, command, rate, seconds, date = 'an unrecorded date', 
   ];
   for (const r of results) {
     for (const [name, s] of Object.entries(r.services)) {
-      const label = `${name} ${versionOf(name, Number(r.node.slice(1).split('.')[0]))}, ${r.node}${s.flags?.length > 0 ? `, \`${s.flags.join(' ')}\`` : ''}`;
+      const env = Object.entries(s.registerEnv ?? {}).map(([k, v]) => `${k}=${v}`);
+      const label = `${name} ${versionOf(name, Number(r.node.slice(1).split('.')[0]))}, ${r.node}${s.flags?.length > 0 ? `, \`${s.flags.join(' ')}\`` : ''}${env.length > 0 ? `; register with \`${env.join(' ')}\`` : ''}`;
       for (const [mode, xs] of Object.entries(s.values)) {
         const ratio = s.ratios[mode];
         const cells = METRICS.map(([k]) => fmt(median(xs.map((x) => x[k]))));
@@ -312,8 +318,21 @@ async function main() {
       profile: !has('--no-profile'),
       modes: opt('--modes', null)?.split(',') ?? null,
       nodeFlags: (opt('--node-flags', null) ?? '').split(' ').filter(Boolean),
+      registerEnv: Object.fromEntries(
+        args
+          .flatMap((a, i) => (a === '--register-env' ? [args[i + 1] ?? ''] : []))
+          .map((kv) => {
+            const at = kv.indexOf('=');
+            if (at <= 0) throw new Error(`--register-env: expected KEY=VALUE, got ${kv}`);
+            const key = kv.slice(0, at);
+            // (What the bench sets itself: the preloads and their files.)
+            if (key === 'NODE_OPTIONS' || key.startsWith('CUSTOMLABELS_BENCH_')) throw new Error(`--register-env: ${key} is the bench's own`);
+            return [key, kv.slice(at + 1)];
+          }),
+      ),
     };
-    if (has('--write') && (limits.modes !== null || limits.nodeFlags.length > 0)) throw new Error('--write: not with --modes or --node-flags (an experiment is not the docs table)');
+    if (Object.keys(limits.registerEnv).length > 0 && limits.modes !== null && !limits.modes.includes('register')) throw new Error('--register-env: the register mode does not run (--modes)');
+    if (has('--write') && (limits.modes !== null || limits.nodeFlags.length > 0 || Object.keys(limits.registerEnv).length > 0)) throw new Error('--write: not with --modes, --node-flags or --register-env (an experiment is not the docs table)');
     for (const m of limits.modes ?? []) if (ENV[m] === undefined) throw new Error(`--modes: unknown ${m} (expected ${Object.keys(ENV).join(', ')})`);
     const results = [];
     for (const node of nodes) {

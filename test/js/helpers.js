@@ -130,7 +130,7 @@ function copyPackage(dir, { addon = true } = {}) {
 }
 
 // A sampler given the CPU first where it runs beside the target (nice -10,
-// as root: CI runs two suites on two CPUs, and a reader that waits behind
+// where the tests may raise a priority: root with CAP_SYS_NICE, as CI runs; CI runs two suites on two CPUs, and a reader that waits behind
 // them is late at a tenth to a fifth of its ticks). A profiler in the kernel
 // (eBPF) does not queue behind the target; a sampler in a process must ask.
 // Without the right, it runs as it is and the windows' checks below name
@@ -139,7 +139,7 @@ function favoured(child) {
   try {
     os.setPriority(child.pid, -10);
   } catch {
-    // not root: unfitWindow names a late reader
+    // no right to (not root, or no CAP_SYS_NICE): unfitWindow names a late reader
   }
   return child;
 }

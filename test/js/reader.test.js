@@ -556,8 +556,8 @@ describe('sample: tenants 1:2:3 in requests of 50 promise jobs of ~20 µs, inter
     // than 2500 samples of the thread (up to 4 windows): a window where the
     // target starved adds what it has, and says so, with how late the
     // reader was (CI runs suites side by side on 2 CPUs: a reader at
-    // 1000 Hz is late at a fifth of its ticks there, which bunches its
-    // samples but takes no tenant's side). A miss in what was summed
+    // 1000 Hz, not favoured, was late at a fifth of its ticks there, which
+    // bunches its samples but takes no tenant's side). A miss in what was summed
     // fails.
     const tenants = ['a', 'b', 'c'];
     const samples = { a: 0, b: 0, c: 0 };
