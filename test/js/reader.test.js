@@ -542,7 +542,9 @@ describe('sample: tenants 1:2:3 in requests of 50 promise jobs of ~20 µs, inter
       child.stdin.write('\n');
     });
   beforeAll(async () => {
-    child = spawn(process.execPath, [path.join(fixtures, 'tenants-awaits.js')], { cwd: root, stdio: ['pipe', 'pipe', 'inherit'] });
+    // The target favoured too (helpers.favoured): each tick stops it, and
+    // a target waiting behind CI's other lane made the reader late.
+    child = favoured(spawn(process.execPath, [path.join(fixtures, 'tenants-awaits.js')], { cwd: root, stdio: ['pipe', 'pipe', 'inherit'] }));
     replies = readline.createInterface({ input: child.stdout });
     // Past the first requests: the switch settles asynchronously.
     await sleep(300);
@@ -608,7 +610,9 @@ describe('sample', () => {
       child.stdin.write('\n');
     });
   beforeAll(async () => {
-    child = spawn(process.execPath, [path.join(fixtures, 'tenants.js')], { cwd: root, stdio: ['pipe', 'pipe', 'inherit'] });
+    // The target favoured too (helpers.favoured): each tick stops it, and
+    // a target waiting behind CI's other lane made the reader late.
+    child = favoured(spawn(process.execPath, [path.join(fixtures, 'tenants.js')], { cwd: root, stdio: ['pipe', 'pipe', 'inherit'] }));
     replies = readline.createInterface({ input: child.stdout });
     await new Promise((resolve) => replies.once('line', resolve));
   });

@@ -14,7 +14,7 @@
 const { Patcher } = require('../kit/patcher');
 const { requestLabels, amendUnmatched } = require('../kit/request-labels');
 const { requestScopeOf } = require('../kit/request-scope');
-const { isHandWired, handOver } = require('../kit/takeover');
+const { isHandWired, handOver, markHandWired, isOwnMiddleware } = require('../kit/takeover');
 const { prototypesOf, patchPrototypes, unpatchRouter, isActive, tracking, stateOf } = require('./router');
 const { labelRequest } = require('./requests');
 
@@ -29,6 +29,28 @@ function patchRouters(protos, context) {
   return true;
 }
 
+// The router of an app: Express 4's app._router (its app.router, on the
+// application prototype, is a getter that throws), Express 5's app.router
+// (defined on each app).
+function routerOf(app) {
+  if (app._router !== undefined) return app._router;
+  if (Object.getOwnPropertyDescriptor(app, 'router') === undefined) return undefined;
+  try {
+    return app.router;
+  } catch {
+    return undefined;
+  }
+}
+
+// An app with a labels() middleware in its own stack (app.use(labels())):
+// its requests are that middleware's from the first.
+function markIfWired(app) {
+  const router = routerOf(app);
+  if (router !== undefined && router !== null && Array.isArray(router.stack) && router.stack.some((layer) => layer !== null && typeof layer === 'object' && isOwnMiddleware(layer.handle))) {
+    markHandWired(app);
+  }
+}
+
 function patchExpress(express, context) {
   if (typeof express !== 'function' || typeof express.Router !== 'function' || express.application === undefined) return false;
   const { integration, config } = context;
@@ -41,7 +63,7 @@ function patchExpress(express, context) {
   tracking.on = true;
   patcher.wrap(express.application, 'handle', (handle) =>
     function handle_(req, res, callback) {
-      handOver(this, config);
+      if (handOver(this, config)) markIfWired(this);
       if (isHandWired(this) || isActive(req)) return handle.call(this, req, res, callback);
       const scope = requestScopeOf(req);
       if (scope === undefined) return labelRequest(build, true, req, () => handle.call(this, req, res, callback));
@@ -58,4 +80,4 @@ function unpatchExpress() {
   unpatchRouter();
 }
 
-module.exports = { patchExpress, patchRouters, unpatchExpress };
+module.exports = { patchExpress, patchRouters, unpatchExpress, routerOf };

@@ -15,13 +15,13 @@
 
 const errors = require('../../core/errors');
 const { buildsPerApp } = require('../kit/request-labels');
-const { markHandWired, registeredOf } = require('../kit/takeover');
+const { markHandWired, ownMiddleware, registeredOf } = require('../kit/takeover');
 const { byHand } = require('../kit/integration');
 const { versionOfExports, versionOfFile, versionOfValue } = require('../kit/versions');
 const integration = require('./integration');
 const { labelRequest } = require('./requests');
 const { tracking } = require('./router');
-const { patchRouters } = require('./apps');
+const { patchRouters, routerOf } = require('./apps');
 
 const PACKAGE = 'express';
 const [reach] = integration.reach;
@@ -50,19 +50,6 @@ function instrumentInstalled() {
   integration.apply(reach, express, { version: versionOfFile(file, PACKAGE), file, config: byHand() });
 }
 
-// The router of an app: Express 4's app._router (its app.router, on the
-// application prototype, is a getter that throws), Express 5's app.router
-// (defined on each app).
-function routerOf(app) {
-  if (app._router !== undefined) return app._router;
-  if (Object.getOwnPropertyDescriptor(app, 'router') === undefined) return undefined;
-  try {
-    return app.router;
-  } catch {
-    return undefined;
-  }
-}
-
 // On first use in an app whose express did not resolve from here: patch
 // the prototypes its router uses (mounts made before stay '*'). False where
 // this Express is not supported.
@@ -84,7 +71,7 @@ function labels(options = {}) {
   const withRoute = options.route !== false;
   tracking.on = tracking.on || withRoute;
   const apps = new WeakMap(); // app -> whether its Express is supported
-  return function customlabels(req, res, next) {
+  return ownMiddleware(function customlabels(req, res, next) {
     const app = req.app;
     if (app !== undefined) {
       let supported = apps.get(app);
@@ -96,7 +83,7 @@ function labels(options = {}) {
       if (!supported) return next();
     }
     return labelRequest(buildFor(app), withRoute, req, next);
-  };
+  });
 }
 
 instrumentInstalled();

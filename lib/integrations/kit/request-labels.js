@@ -216,7 +216,7 @@ function buildsPerApp(options, registeredOf) {
   let lastBuild = own;
   return function buildFor(app) {
     if (app === lastApp) return lastBuild;
-    if (app === null || typeof app !== 'object') return own;
+    if (app === null || (typeof app !== 'object' && typeof app !== 'function')) return own; // an Express app is a function
     let build = builds.get(app);
     if (build === undefined) {
       const registered = registeredOf(app);

@@ -11,7 +11,8 @@
 //   register's until the app's first own call, then the app's (its first
 //   call wins over later ones).
 // - Apps, servers and instances with a middleware or plugin of their own
-//   (express, koa, fastify, hapi): markHandWired(app) by that middleware,
+//   (express, koa, fastify, hapi): markHandWired(app) by that middleware
+//   (or by register, finding the app's middleware marked ownMiddleware()),
 //   isHandWired(app) where register's would label the request, which then
 //   runs under the app's own. Register hands each app it reaches its
 //   configuration (handOver), and the app's own middleware merges it
@@ -48,8 +49,11 @@ function release(target, key) {
   if (hasOwn.call(target, key)) delete target[key];
 }
 
+// An app, server or instance: an object, or a function (an Express app).
+const isApp = (app) => app !== null && (typeof app === 'object' || typeof app === 'function');
+
 function markHandWired(app) {
-  if (app !== null && typeof app === 'object' && app[kHandWired] !== true) {
+  if (isApp(app) && app[kHandWired] !== true) {
     try {
       Object.defineProperty(app, kHandWired, { value: true, configurable: true });
     } catch {
@@ -58,20 +62,32 @@ function markHandWired(app) {
   }
 }
 
+// A labels() middleware (any copy of customlabels'), marked so that an app
+// whose middleware includes one is seen as hand-wired before its first
+// request: register's wrapper runs first and would otherwise label that
+// one request by register's configuration (an app's route: false).
+const kOwnMiddleware = Symbol.for('customlabels.ownMiddleware');
+function ownMiddleware(fn) {
+  Object.defineProperty(fn, kOwnMiddleware, { value: true });
+  return fn;
+}
+const isOwnMiddleware = (fn) => typeof fn === 'function' && fn[kOwnMiddleware] === true;
+
 const isHandWired = (app) => app !== null && app !== undefined && app[kHandWired] === true;
 
-// Register's configuration ({ labels, headers }) given to an app it reaches.
+// Register's configuration ({ labels, headers }) given to an app it reaches;
+// whether it was given now (the app's first time).
 function handOver(app, registered) {
-  if (app !== null && typeof app === 'object' && !hasOwn.call(app, kRegistered)) {
-    try {
-      Object.defineProperty(app, kRegistered, { value: registered, configurable: true });
-    } catch {
-      // a frozen app: its own middleware labels without register's labels
-    }
+  if (!isApp(app) || hasOwn.call(app, kRegistered)) return false;
+  try {
+    Object.defineProperty(app, kRegistered, { value: registered, configurable: true });
+    return true;
+  } catch {
+    return false; // a frozen app: its own middleware labels without register's labels
   }
 }
 
 // The configuration register gave `app`, or null.
 const registeredOf = (app) => (app !== null && app !== undefined && app[kRegistered] !== undefined ? app[kRegistered] : null);
 
-module.exports = { settingsOn, take, release, markHandWired, isHandWired, handOver, registeredOf };
+module.exports = { settingsOn, take, release, markHandWired, ownMiddleware, isOwnMiddleware, isHandWired, handOver, registeredOf };

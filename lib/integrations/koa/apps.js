@@ -14,7 +14,7 @@
 const { Patcher } = require('../kit/patcher');
 const { requestLabels, runLabelled, amendUnmatched } = require('../kit/request-labels');
 const { requestScopeOf } = require('../kit/request-scope');
-const { isHandWired, handOver } = require('../kit/takeover');
+const { isHandWired, handOver, markHandWired, isOwnMiddleware } = require('../kit/takeover');
 const { kActive, patchRouter, routerClassOf, unpatchRoutes } = require('./routes');
 
 const patcher = new Patcher('koa-apps');
@@ -30,6 +30,9 @@ function patchKoa(koa, context) {
       if (typeof handler !== 'function') return handler;
       const app = this;
       handOver(app, registered);
+      // An app with a labels() middleware of its own (app.use(labels())):
+      // its requests are that middleware's from the first.
+      if (Array.isArray(app.middleware) && app.middleware.some(isOwnMiddleware)) markHandWired(app);
       return function handleRequest(req, res) {
         if (isHandWired(app) || req === null || typeof req !== 'object') return handler(req, res);
         // Route scopes for this request (koa/routes.js).

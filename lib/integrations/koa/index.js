@@ -19,7 +19,7 @@
 
 const errors = require('../../core/errors');
 const { buildsPerApp, runLabelled } = require('../kit/request-labels');
-const { markHandWired, registeredOf } = require('../kit/takeover');
+const { markHandWired, ownMiddleware, registeredOf } = require('../kit/takeover');
 const { byHand } = require('../kit/integration');
 const { versionOfExports, versionOfFile, warnUnsupported } = require('../kit/versions');
 const integration = require('./integration');
@@ -33,11 +33,11 @@ const reachOf = (pkg) => integration.reach.find((r) => r.package === pkg);
 function labels(options = {}) {
   const buildFor = buildsPerApp(options, registeredOf);
   const withRoute = options.route !== false;
-  return function customlabels(ctx, next) {
+  return ownMiddleware(function customlabels(ctx, next) {
     markHandWired(ctx.app);
     if (withRoute) ctx[kActive] = true;
     return runLabelled(buildFor(ctx.app), ctx.method, undefined, ctx, next);
-  };
+  });
 }
 
 // Patches a router class (require('@koa/router') or require('koa-router'))

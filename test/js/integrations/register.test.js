@@ -183,6 +183,51 @@ describe('an app that also wires an integration by hand', () => {
     expect(JSON.parse(r.stdout)).toEqual(Array(3).fill({ method: 'GET', route: '/u/:id', tenant: 'acme', mine: 'yes' }));
   });
 
+  // An Express app is a function: it is marked and handed register's
+  // configuration all the same. Register's wrapper runs before the app's
+  // middleware, so the app's options hold from its first request only
+  // because register finds that middleware in the app's stack.
+  for (const [name, integrations] of [
+    ['with the HTTP integration\'s scope', ''],
+    ['without it (CUSTOMLABELS_INTEGRATIONS=-http)', '-http'],
+  ]) {
+    test(`express and koa: the app's own options hold from its first request (route: false), and register's headers join, ${name}`, async () => {
+      const r = await withRegister(
+        `const express = require('express');
+        const Koa = require('koa');
+        const Router = require('@koa/router');
+        const { currentLabels } = require('.');
+        const app = express();
+        app.use(require('customlabels/express').labels({ route: false, labels: () => ({ mine: 'express' }) }));
+        app.get('/u/:id', (req, res) => res.json(currentLabels()));
+        const koa = new Koa();
+        koa.use(require('customlabels/koa').labels({ route: false, labels: () => ({ mine: 'koa' }) }));
+        const router = new Router();
+        router.get('/u/:id', (ctx) => { ctx.body = currentLabels(); });
+        koa.use(router.routes());
+        const get = async (server) => {
+          const out = [];
+          for (let i = 0; i < 3; i++) {
+            const res = await fetch('http://127.0.0.1:' + server.address().port + '/u/' + i, { headers: { 'x-tenant': 'acme' } });
+            out.push(await res.json());
+          }
+          server.close();
+          return out;
+        };
+        const a = app.listen(0, '127.0.0.1', async () => {
+          const fromExpress = await get(a);
+          const k = koa.listen(0, '127.0.0.1', async () => console.log(JSON.stringify({ express: fromExpress, koa: await get(k) })));
+        });`,
+        { CUSTOMLABELS_HEADERS: 'x-tenant=tenant', CUSTOMLABELS_INTEGRATIONS: integrations },
+      );
+      expect(r.stderr).toBe('');
+      expect(JSON.parse(r.stdout)).toEqual({
+        express: Array(3).fill({ method: 'GET', tenant: 'acme', mine: 'express' }),
+        koa: Array(3).fill({ method: 'GET', tenant: 'acme', mine: 'koa' }),
+      });
+    });
+  }
+
   test('fastify: a registration of the plugin by the app replaces register\'s hook; labels are never doubled', async () => {
     const r = await withRegister(
       `const Fastify = require('fastify');
