@@ -15,7 +15,7 @@ const { Patcher } = require('../kit/patcher');
 const { requestLabels, amendUnmatched } = require('../kit/request-labels');
 const { requestScopeOf } = require('../kit/request-scope');
 const { isHandWired, handOver, markHandWired, isOwnMiddleware } = require('../kit/takeover');
-const { prototypesOf, patchPrototypes, unpatchRouter, isActive, tracking, stateOf } = require('./router');
+const { prototypesOf, patchPrototypes, unpatchRouter, isLabelled, tracking, stateOf } = require('./router');
 const { labelRequest } = require('./requests');
 
 const patcher = new Patcher('express-apps');
@@ -42,13 +42,18 @@ function routerOf(app) {
   }
 }
 
-// An app with a labels() middleware in its own stack (app.use(labels())):
-// its requests are that middleware's from the first.
+// A layer of a router's stack mounted at its root (router@2's `slash`,
+// Express 4's `regexp.fast_slash`): it sees every request that reaches it.
+const atRoot = (layer) => layer.slash === true || (layer.regexp !== null && typeof layer.regexp === 'object' && layer.regexp.fast_slash === true);
+
+// An app with a labels() middleware mounted at the root of its own stack
+// (app.use(labels())), found at its first request: its requests are that
+// middleware's from the first. One mounted on a path or a route leaves the
+// app's other requests to register.
 function markIfWired(app) {
   const router = routerOf(app);
-  if (router !== undefined && router !== null && Array.isArray(router.stack) && router.stack.some((layer) => layer !== null && typeof layer === 'object' && isOwnMiddleware(layer.handle))) {
-    markHandWired(app);
-  }
+  if (router === undefined || router === null || !Array.isArray(router.stack)) return;
+  if (router.stack.some((layer) => layer !== null && typeof layer === 'object' && isOwnMiddleware(layer.handle) && atRoot(layer))) markHandWired(app);
 }
 
 function patchExpress(express, context) {
@@ -64,10 +69,12 @@ function patchExpress(express, context) {
   patcher.wrap(express.application, 'handle', (handle) =>
     function handle_(req, res, callback) {
       if (handOver(this, config)) markIfWired(this);
-      if (isHandWired(this) || isActive(req)) return handle.call(this, req, res, callback);
+      if (isHandWired(this) || isLabelled(req)) return handle.call(this, req, res, callback);
       const scope = requestScopeOf(req);
       if (scope === undefined) return labelRequest(build, true, req, () => handle.call(this, req, res, callback));
-      stateOf(req).active = true;
+      const state = stateOf(req);
+      state.labelled = true;
+      state.active = true;
       amendUnmatched(scope);
       return handle.call(this, req, res, callback);
     },

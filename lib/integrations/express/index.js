@@ -76,7 +76,10 @@ function labels(options = {}) {
     if (app !== undefined) {
       let supported = apps.get(app);
       if (supported === undefined) {
-        markHandWired(app);
+        // Mounted at the app's root, it labels all the app's requests;
+        // on a path or a route (req.baseUrl, req.route), register
+        // labels the rest (express/apps.js).
+        if (!req.baseUrl && req.route === undefined) markHandWired(app);
         supported = !withRoute || instrumentApp(app);
         apps.set(app, supported);
       }

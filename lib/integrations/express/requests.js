@@ -13,6 +13,7 @@ const { stateOf } = require('./router');
 // `build`'s labels.
 function labelRequest(build, withRoute, req, fn) {
   const state = stateOf(req);
+  state.labelled = true;
   if (withRoute) state.active = true;
   return runLabelled(build, req.method, undefined, req, () => {
     if (state.events === null && hasBody(req.headers)) state.events = runEventsIn(req);

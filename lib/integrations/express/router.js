@@ -32,9 +32,12 @@ const patcher = new Patcher('express');
 const routes = new RouteLabels();
 const kMountPath = Symbol.for('customlabels.express.mountPath');
 // A request's state, one object added once per request (adding properties
-// to `req` one by one cost more, on Node 20 most): { active: a labels
-// middleware runs for it, prefix: the mount prefixes it went through,
-// events: its body's events (kit/emitter.js), or null }.
+// to `req` one by one cost more, on Node 20 most): { active: its routes
+// enter their scopes (a labels middleware with routes runs for it),
+// labelled: a labels middleware or register labelled it (a sub-app's
+// handle() then adds nothing; an older copy's state lacks it, and active
+// stands for it), prefix: the mount prefixes it went through, events: its
+// body's events (kit/emitter.js), or null }.
 const kState = Symbol.for('customlabels.express.state.v3');
 const kTemplates = Symbol('customlabels.express.templates');
 const kMount = Symbol('customlabels.express.mount');
@@ -64,13 +67,14 @@ function join(prefix, path) {
 function stateOf(req) {
   let state = req[kState];
   if (state === undefined) {
-    state = { active: false, prefix: '', events: null };
+    state = { active: false, labelled: false, prefix: '', events: null };
     req[kState] = state;
   }
   return state;
 }
 
 const isActive = (req) => req[kState] !== undefined && req[kState].active;
+const isLabelled = (req) => req[kState] !== undefined && (req[kState].labelled === true || req[kState].active);
 
 // The frozen { route } of `route` reached through the request's mounts: per
 // route and mount prefix, the template is joined once.
@@ -216,4 +220,4 @@ function unpatchRouter() {
   patcher.unwrapAll();
 }
 
-module.exports = { prototypesOf, patchPrototypes, unpatchRouter, stateOf, isActive, tracking };
+module.exports = { prototypesOf, patchPrototypes, unpatchRouter, stateOf, isActive, isLabelled, tracking };

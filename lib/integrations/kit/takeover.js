@@ -57,15 +57,17 @@ function markHandWired(app) {
     try {
       Object.defineProperty(app, kHandWired, { value: true, configurable: true });
     } catch {
-      // a frozen app: register's labels stay the only ones
+      // a frozen app: register labels each request, the app's own
+      // middleware adds its labels on top
     }
   }
 }
 
 // A labels() middleware (any copy of customlabels'), marked so that an app
-// whose middleware includes one is seen as hand-wired before its first
-// request: register's wrapper runs first and would otherwise label that
-// one request by register's configuration (an app's route: false).
+// whose middleware includes one at its root is seen as hand-wired before its
+// first request (Express: found then; Koa: at callback(), that is listen()):
+// register's wrapper runs first and would otherwise label that one request
+// by register's configuration (ignoring an app's route: false).
 const kOwnMiddleware = Symbol.for('customlabels.ownMiddleware');
 function ownMiddleware(fn) {
   Object.defineProperty(fn, kOwnMiddleware, { value: true });
@@ -83,7 +85,7 @@ function handOver(app, registered) {
     Object.defineProperty(app, kRegistered, { value: registered, configurable: true });
     return true;
   } catch {
-    return false; // a frozen app: its own middleware labels without register's labels
+    return false; // a frozen app: its own middleware builds without register's configuration (it is not marked either: register's labels are under its own)
   }
 }
 

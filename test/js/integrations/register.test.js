@@ -186,45 +186,96 @@ describe('an app that also wires an integration by hand', () => {
   // An Express app is a function: it is marked and handed register's
   // configuration all the same. Register's wrapper runs before the app's
   // middleware, so the app's options hold from its first request only
-  // because register finds that middleware in the app's stack.
-  for (const [name, integrations] of [
-    ['with the HTTP integration\'s scope', ''],
-    ['without it (CUSTOMLABELS_INTEGRATIONS=-http)', '-http'],
-  ]) {
-    test(`express and koa: the app's own options hold from its first request (route: false), and register's headers join, ${name}`, async () => {
-      const r = await withRegister(
-        `const express = require('express');
+  // because register finds that middleware at the root of the app's stack.
+  // A labels() on a path leaves the app's other requests to register; a
+  // sub-app adds nothing to a request its parent's labels() labelled.
+  // Express 4 runs from a directory where it is `express` (register patches
+  // the package by that name; the tests' copy is aliased express4).
+  const handWired = `const { currentLabels } = require('customlabels');
+    const { labels } = require('customlabels/express');
+    const express = require('express');
+    const serve = (listen, paths) => new Promise((resolve) => {
+      const server = listen(async () => {
+        const out = [];
+        for (const p of paths) {
+          const res = await fetch('http://127.0.0.1:' + server.address().port + p, { headers: { 'x-tenant': 'acme' } });
+          out.push(await res.json());
+        }
+        server.close();
+        resolve(out);
+      });
+    });
+    const reply = (req, res) => res.json(currentLabels());
+    (async () => {
+      const app = express();
+      app.use(labels({ route: false, labels: () => ({ mine: 'express' }) }));
+      app.get('/u/:id', reply);
+      const admin = express();
+      admin.get('/u/:id', reply);
+      app.use('/admin', admin);
+      const api = express();
+      api.use('/api', labels({ labels: () => ({ mine: 'api' }) }));
+      api.get('/api/u/:id', reply);
+      api.get('/other/:id', reply);
+      const out = {
+        version: require('express/package.json').version.split('.')[0],
+        root: await serve((cb) => app.listen(0, '127.0.0.1', cb), ['/u/1', '/u/2', '/admin/u/3', '/u/4']),
+        path: await serve((cb) => api.listen(0, '127.0.0.1', cb), ['/other/1', '/api/u/2', '/other/3']),
+      };
+      if (process.env.WITH_KOA === '1') {
         const Koa = require('koa');
         const Router = require('@koa/router');
-        const { currentLabels } = require('.');
-        const app = express();
-        app.use(require('customlabels/express').labels({ route: false, labels: () => ({ mine: 'express' }) }));
-        app.get('/u/:id', (req, res) => res.json(currentLabels()));
         const koa = new Koa();
         koa.use(require('customlabels/koa').labels({ route: false, labels: () => ({ mine: 'koa' }) }));
         const router = new Router();
         router.get('/u/:id', (ctx) => { ctx.body = currentLabels(); });
         koa.use(router.routes());
-        const get = async (server) => {
-          const out = [];
-          for (let i = 0; i < 3; i++) {
-            const res = await fetch('http://127.0.0.1:' + server.address().port + '/u/' + i, { headers: { 'x-tenant': 'acme' } });
-            out.push(await res.json());
-          }
-          server.close();
-          return out;
-        };
-        const a = app.listen(0, '127.0.0.1', async () => {
-          const fromExpress = await get(a);
-          const k = koa.listen(0, '127.0.0.1', async () => console.log(JSON.stringify({ express: fromExpress, koa: await get(k) })));
-        });`,
-        { CUSTOMLABELS_HEADERS: 'x-tenant=tenant', CUSTOMLABELS_INTEGRATIONS: integrations },
+        out.koa = await serve((cb) => koa.listen(0, '127.0.0.1', cb), ['/u/1', '/u/2', '/u/3']);
+      }
+      console.log(JSON.stringify(out));
+    })();`;
+  const express4Dir = () => {
+    const fs = require('node:fs');
+    const dir = fs.mkdtempSync(path.join(require('node:os').tmpdir(), 'customlabels-express4-'));
+    const modules = path.join(dir, 'node_modules');
+    fs.mkdirSync(modules);
+    const root = path.join(__dirname, '..', '..', '..');
+    fs.symlinkSync(path.join(root, 'node_modules', 'express4'), path.join(modules, 'express'), 'dir');
+    fs.symlinkSync(root, path.join(modules, 'customlabels'), 'dir');
+    return dir;
+  };
+  const inDir = (dir, env) =>
+    new Promise((resolve, reject) => {
+      require('node:child_process').execFile(process.execPath, ['--require', 'customlabels/register', '-e', handWired], { cwd: dir, env: { ...process.env, CUSTOMLABELS_HEADERS: '', ...env }, encoding: 'utf8', timeout: 30000 }, (err, stdout, stderr) =>
+        err ? reject(err) : resolve({ stdout, stderr }),
       );
-      expect(r.stderr).toBe('');
-      expect(JSON.parse(r.stdout)).toEqual({
-        express: Array(3).fill({ method: 'GET', tenant: 'acme', mine: 'express' }),
-        koa: Array(3).fill({ method: 'GET', tenant: 'acme', mine: 'koa' }),
+    });
+  for (const [name, integrations] of [
+    ['with the HTTP integration\'s scope', ''],
+    ['without it (CUSTOMLABELS_INTEGRATIONS=-http)', '-http'],
+  ]) {
+    test(`express 5 and 4, koa: the app's own options hold from its first request (route: false), and register's headers join, ${name}`, async () => {
+      const env = { CUSTOMLABELS_HEADERS: 'x-tenant=tenant', CUSTOMLABELS_INTEGRATIONS: integrations };
+      const fs = require('node:fs');
+      const dir = express4Dir();
+      let runs;
+      try {
+        runs = await Promise.all([withRegister(handWired, { ...env, WITH_KOA: '1' }), inDir(dir, env)]);
+      } finally {
+        fs.rmSync(dir, { recursive: true, force: true });
+      }
+      const express = (version) => ({
+        version,
+        root: Array(4).fill({ method: 'GET', tenant: 'acme', mine: 'express' }),
+        path: [
+          { method: 'GET', tenant: 'acme', route: '/other/:id' },
+          { method: 'GET', tenant: 'acme', route: '/api/u/:id', mine: 'api' },
+          { method: 'GET', tenant: 'acme', route: '/other/:id' },
+        ],
       });
+      expect(runs.map((r) => r.stderr)).toEqual(['', '']);
+      expect(JSON.parse(runs[0].stdout)).toEqual({ ...express('5'), koa: Array(3).fill({ method: 'GET', tenant: 'acme', mine: 'koa' }) });
+      expect(JSON.parse(runs[1].stdout)).toEqual(express('4'));
     });
   }
 
