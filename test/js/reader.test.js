@@ -9,7 +9,7 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const readline = require('node:readline');
-const { root, addonPath, readerPath, CAP, hasCapability, testIf, sleep, lateWindow, unfitWindow, favoured } = require('./helpers');
+const { root, addonPath, readerPath, CAP, hasCapability, testIf, sleep, lateWindow, unfitWindow, favoured, favouredDuring } = require('./helpers');
 
 const binPath = path.join(root, 'bin', 'customlabels.js');
 const fixtures = path.join(__dirname, 'fixtures');
@@ -542,9 +542,7 @@ describe('sample: tenants 1:2:3 in requests of 50 promise jobs of ~20 µs, inter
       child.stdin.write('\n');
     });
   beforeAll(async () => {
-    // The target favoured too (helpers.favoured): each tick stops it, and
-    // a target waiting behind CI's other lane made the reader late.
-    child = favoured(spawn(process.execPath, [path.join(fixtures, 'tenants-awaits.js')], { cwd: root, stdio: ['pipe', 'pipe', 'inherit'] }));
+    child = spawn(process.execPath, [path.join(fixtures, 'tenants-awaits.js')], { cwd: root, stdio: ['pipe', 'pipe', 'inherit'] });
     replies = readline.createInterface({ input: child.stdout });
     // Past the first requests: the switch settles asynchronously.
     await sleep(300);
@@ -569,7 +567,8 @@ describe('sample: tenants 1:2:3 in requests of 50 promise jobs of ~20 µs, inter
     while (windows < 4 && threadSamples <= 2500) {
       windows += 1;
       const before = await published();
-      const r = await runReader(['sample', String(child.pid), '--hz', '1000', '--duration', '5s', '--by', 'tenant', '--json'], { favour: true });
+      // The target favoured too, for the window (helpers.favouredDuring).
+      const r = await favouredDuring(child, () => runReader(['sample', String(child.pid), '--hz', '1000', '--duration', '5s', '--by', 'tenant', '--json'], { favour: true }));
       const after = await published();
       expect(r.stderr).toBe('');
       expect(r.code).toBe(0);
@@ -610,9 +609,7 @@ describe('sample', () => {
       child.stdin.write('\n');
     });
   beforeAll(async () => {
-    // The target favoured too (helpers.favoured): each tick stops it, and
-    // a target waiting behind CI's other lane made the reader late.
-    child = favoured(spawn(process.execPath, [path.join(fixtures, 'tenants.js')], { cwd: root, stdio: ['pipe', 'pipe', 'inherit'] }));
+    child = spawn(process.execPath, [path.join(fixtures, 'tenants.js')], { cwd: root, stdio: ['pipe', 'pipe', 'inherit'] });
     replies = readline.createInterface({ input: child.stdout });
     await new Promise((resolve) => replies.once('line', resolve));
   });
@@ -637,7 +634,8 @@ describe('sample', () => {
     for (;;) {
       attempts += 1;
       const before = await published();
-      const r = await runReader(['sample', String(child.pid), '--hz', '500', '--duration', '3s', '--by', 'tenant', '--json'], { favour: true });
+      // The target favoured too, for the window (helpers.favouredDuring).
+      const r = await favouredDuring(child, () => runReader(['sample', String(child.pid), '--hz', '500', '--duration', '3s', '--by', 'tenant', '--json'], { favour: true }));
       const after = await published();
       expect(r.stderr).toBe('');
       expect(r.code).toBe(0);
