@@ -224,7 +224,7 @@ describe('an app that also wires an integration by hand', () => {
       };
       if (process.env.WITH_KOA === '1') {
         const Koa = require('koa');
-        const Router = require('@koa/router');
+        const Router = require('koa-router'); // 13: runs on Node.js 18 too (@koa/router 15 does not)
         const koa = new Koa();
         koa.use(require('customlabels/koa').labels({ route: false, labels: () => ({ mine: 'koa' }) }));
         const router = new Router();
