@@ -16,10 +16,10 @@ const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 // Runs a Node.js script in a fresh process (the same node binary as the
 // tests) and resolves with its exit code, signal, stdout and stderr.
-function runNode(source, { args = [], env = {}, timeoutMs = 30000 } = {}) {
+function runNode(source, { args = [], env = {}, timeoutMs = 30000, cwd = root } = {}) {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [...args, '-e', source], {
-      cwd: root,
+      cwd,
       env: { ...process.env, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });

@@ -72,9 +72,7 @@ function patchExpress(express, context) {
       if (isHandWired(this) || isLabelled(req)) return handle.call(this, req, res, callback);
       const scope = requestScopeOf(req);
       if (scope === undefined) return labelRequest(build, true, req, () => handle.call(this, req, res, callback));
-      const state = stateOf(req);
-      state.labelled = true;
-      state.active = true;
+      stateOf(req).active = true; // (active: labelled too, router.js isLabelled)
       amendUnmatched(scope);
       return handle.call(this, req, res, callback);
     },

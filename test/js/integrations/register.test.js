@@ -8,10 +8,12 @@
 // environment and its warnings, an app that also wires an integration by
 // hand, and what register leaves alone.
 
+const fs = require('node:fs');
+const os = require('node:os');
 const path = require('node:path');
 const Module = require('node:module');
 const { serveUnderLoad, expectEveryCheckpointSeen, REGISTERED } = require('./harness');
-const { runNode, testIf } = require('../helpers');
+const { root, runNode, testIf } = require('../helpers');
 
 const major = Number(process.versions.node.split('.')[0]);
 
@@ -69,9 +71,10 @@ describe.each([
   );
 });
 
-// Runs `source` (CommonJS) with register preloaded and `env`.
-function withRegister(source, env = {}, how = '--require') {
-  return runNode(source, { args: [how, 'customlabels/register'], env: { CUSTOMLABELS_HEADERS: '', ...env } });
+// Runs `source` (CommonJS) with register preloaded and `env`, in `cwd`
+// (the package's root unless said).
+function withRegister(source, env = {}, how = '--require', cwd = undefined) {
+  return runNode(source, { args: [how, 'customlabels/register'], env: { CUSTOMLABELS_HEADERS: '', ...env }, cwd });
 }
 
 describe('configuration from the environment', () => {
@@ -235,32 +238,23 @@ describe('an app that also wires an integration by hand', () => {
       console.log(JSON.stringify(out));
     })();`;
   const express4Dir = () => {
-    const fs = require('node:fs');
-    const dir = fs.mkdtempSync(path.join(require('node:os').tmpdir(), 'customlabels-express4-'));
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'customlabels-express4-'));
     const modules = path.join(dir, 'node_modules');
     fs.mkdirSync(modules);
-    const root = path.join(__dirname, '..', '..', '..');
     fs.symlinkSync(path.join(root, 'node_modules', 'express4'), path.join(modules, 'express'), 'dir');
     fs.symlinkSync(root, path.join(modules, 'customlabels'), 'dir');
     return dir;
   };
-  const inDir = (dir, env) =>
-    new Promise((resolve, reject) => {
-      require('node:child_process').execFile(process.execPath, ['--require', 'customlabels/register', '-e', handWired], { cwd: dir, env: { ...process.env, CUSTOMLABELS_HEADERS: '', ...env }, encoding: 'utf8', timeout: 30000 }, (err, stdout, stderr) =>
-        err ? reject(err) : resolve({ stdout, stderr }),
-      );
-    });
   for (const [name, integrations] of [
     ['with the HTTP integration\'s scope', ''],
     ['without it (CUSTOMLABELS_INTEGRATIONS=-http)', '-http'],
   ]) {
     test(`express 5 and 4, koa: the app's own options hold from its first request (route: false), and register's headers join, ${name}`, async () => {
       const env = { CUSTOMLABELS_HEADERS: 'x-tenant=tenant', CUSTOMLABELS_INTEGRATIONS: integrations };
-      const fs = require('node:fs');
       const dir = express4Dir();
       let runs;
       try {
-        runs = await Promise.all([withRegister(handWired, { ...env, WITH_KOA: '1' }), inDir(dir, env)]);
+        runs = await Promise.all([withRegister(handWired, { ...env, WITH_KOA: '1' }), withRegister(handWired, env, '--require', dir)]);
       } finally {
         fs.rmSync(dir, { recursive: true, force: true });
       }
